@@ -1,0 +1,115 @@
+"""The one entry point: stream a compiled agent graph for a thread and a message as events.
+
+Nodes emit typed events through LangGraph's custom stream; answer tokens come from chat-model
+calls tagged `ANSWER_TAG` through the messages stream. A pending `interrupt()` on the thread
+makes the next message its resume value. Budgets and unexpected failures end the turn with an
+`error` event and a `done` that still carries an answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from langchain_core.messages import AIMessageChunk
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from dure.agent import AgentContext, AgentSpec
+from dure.events.types import Done, ErrorEvent, Event, Question, Token, parse_event
+from dure.sources import Source
+from dure.tags import ANSWER_TAG
+from dure.usage import BudgetExceeded, UsageTracker
+
+log = logging.getLogger(__name__)
+
+Output = Callable[[dict[str, Any]], tuple[str, list[Source]]]
+
+BUDGET_MESSAGE = "이번 질문에 쓸 수 있는 처리 한도에 도달해 여기서 답변을 마칩니다. 질문을 더 좁혀 다시 물어봐 주세요."
+FAILURE_MESSAGE = "죄송합니다. 답변을 만드는 중에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요."
+
+
+def _interrupt_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("question") or value.get("content") or value)
+    return str(value)
+
+
+async def stream_events(
+    graph: CompiledStateGraph,
+    graph_input: dict[str, Any] | Command,
+    *,
+    thread_id: str,
+    output: Output,
+    tracker: UsageTracker | None = None,
+    recursion_limit: int = 50,
+) -> AsyncIterator[Event]:
+    """Run one turn of `graph` on `thread_id`, yielding typed events, ending with `done`."""
+    tracker = tracker or UsageTracker()
+    config: dict[str, Any] = {
+        "configurable": {"thread_id": thread_id},
+        "callbacks": [tracker],
+        "recursion_limit": recursion_limit,
+    }
+    token = tracker.activate()
+    try:
+        try:
+            async for mode, chunk in graph.astream(
+                graph_input, config, stream_mode=["custom", "messages", "updates"]
+            ):
+                if mode == "custom":
+                    yield chunk if not isinstance(chunk, dict) else parse_event(chunk)
+                elif mode == "messages":
+                    msg, meta = chunk
+                    if (
+                        isinstance(msg, AIMessageChunk)
+                        and msg.content
+                        and ANSWER_TAG in (meta.get("tags") or [])
+                    ):
+                        yield Token(content=msg.text)
+                elif mode == "updates" and "__interrupt__" in chunk:
+                    for intr in chunk["__interrupt__"]:
+                        yield Question(content=_interrupt_text(intr.value))
+        except BudgetExceeded as e:
+            yield ErrorEvent(code="budget", content=f"처리 한도 초과: {e}")
+            yield Done(content=BUDGET_MESSAGE, usage=tracker.usage)
+            return
+        except Exception as e:  # the turn ends with a message, never a traceback to the user
+            log.exception("turn failed on thread %s", thread_id)
+            yield ErrorEvent(code=type(e).__name__, content=FAILURE_MESSAGE)
+            yield Done(content=FAILURE_MESSAGE, usage=tracker.usage)
+            return
+        snapshot = await graph.aget_state(config)
+        if snapshot.interrupts:
+            question = _interrupt_text(snapshot.interrupts[0].value)
+            yield Done(content=question, usage=tracker.usage, waiting=True)
+            return
+        answer, sources = output(snapshot.values)
+        yield Done(content=answer, sources=sources, usage=tracker.usage)
+    finally:
+        UsageTracker.deactivate(token)
+
+
+async def stream_turn(
+    agent: AgentSpec, ctx: AgentContext, thread_id: str, message: str
+) -> AsyncIterator[Event]:
+    """One user turn of `agent` on `thread_id`: a new input, or the reply to a pending question."""
+    limit = ctx.settings.max_message_chars
+    if not message.strip() or len(message) > limit:
+        reason = (
+            "빈 메시지입니다."
+            if not message.strip()
+            else f"메시지가 너무 깁니다 (최대 {limit:,}자)."
+        )
+        yield ErrorEvent(code="bad_message", content=reason)
+        yield Done(content=reason)
+        return
+    graph = agent.build(ctx)
+    snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
+    graph_input = Command(resume=message) if snapshot.interrupts else agent.make_input(message, ctx)
+    tracker = UsageTracker(ctx.settings.max_llm_calls_per_turn, ctx.settings.max_tokens_per_turn)
+    async for event in stream_events(
+        graph, graph_input, thread_id=thread_id, output=agent.output, tracker=tracker
+    ):
+        yield event

@@ -1,0 +1,130 @@
+"""The typed events every agent streams (names as seed 001 names them).
+
+As JSON an event is one object: `type`, `content`, and its own fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from dure.sources import Source
+from dure.usage import Usage
+
+
+class _Event(BaseModel):
+    content: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as one JSON object."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class Thinking(_Event):
+    """A node at work (`step` is the node, `content` a short Korean line)."""
+
+    type: Literal["thinking"] = "thinking"
+    step: str = ""
+
+
+class Planning(_Event):
+    """The planner is choosing what to do next."""
+
+    type: Literal["planning"] = "planning"
+
+
+class ToolSelected(_Event):
+    """Tools chosen for execution (`tools`: name + args each)."""
+
+    type: Literal["tool_selected"] = "tool_selected"
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ToolResultEvent(_Event):
+    """One tool finished (or failed); `step` carries plan-then-execute's audit record."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool: str = ""
+    ok: bool = True
+    step: dict[str, Any] | None = None
+
+
+class EvaluationResult(_Event):
+    """The sufficiency evaluator's judgement."""
+
+    type: Literal["evaluation_result"] = "evaluation_result"
+    is_sufficient: bool = False
+    missing_info: str | None = None
+
+
+class Slots(_Event):
+    """The task agent's slot state (`content`: slots, `missing`: required ones still empty)."""
+
+    type: Literal["slots"] = "slots"
+    missing: list[str] = Field(default_factory=list)
+
+
+class Question(_Event):
+    """The agent waits for the user's reply to `content`."""
+
+    type: Literal["question"] = "question"
+
+
+class Generating(_Event):
+    """The final answer is being written."""
+
+    type: Literal["generating"] = "generating"
+
+
+class Token(_Event):
+    """A piece of the streamed answer."""
+
+    type: Literal["token"] = "token"
+
+
+class SourcesEvent(_Event):
+    """The articles or documents the answer cites (`content`: list of sources)."""
+
+    type: Literal["sources"] = "sources"
+    content: list[Source] = Field(default_factory=list)
+
+
+class ErrorEvent(_Event):
+    """Something went wrong; `code` is machine-readable, `content` Korean."""
+
+    type: Literal["error"] = "error"
+    code: str = "error"
+
+
+class Done(_Event):
+    """The turn is over: final answer, sources and usage."""
+
+    type: Literal["done"] = "done"
+    sources: list[Source] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    waiting: bool = False
+
+
+Event = Annotated[
+    Thinking
+    | Planning
+    | ToolSelected
+    | ToolResultEvent
+    | EvaluationResult
+    | Slots
+    | Question
+    | Generating
+    | Token
+    | SourcesEvent
+    | ErrorEvent
+    | Done,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(data: dict[str, Any]) -> Event:
+    """Rebuild a typed event from its JSON object."""
+    return EVENT_ADAPTER.validate_python(data)

@@ -1,0 +1,75 @@
+"""Checkpointers by URL: `memory`, `sqlite:///PATH` (the default) or `postgresql://...`.
+
+Threads live in the checkpointer, so a conversation survives a process restart on SQLite and
+is shared by every server worker on Postgres.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+
+from dure.errors import DureError
+
+
+class DatabaseURLError(DureError, ValueError):
+    """A database URL Dure cannot use."""
+
+
+def sqlite_path(url: str) -> Path:
+    """The file of a `sqlite:///PATH` URL."""
+    return Path(url.removeprefix("sqlite:///"))
+
+
+def kind(url: str) -> str:
+    """`memory`, `sqlite` or `postgres`."""
+    if url == "memory":
+        return "memory"
+    if url.startswith("sqlite:///"):
+        return "sqlite"
+    if url.startswith(("postgresql://", "postgres://")):
+        return "postgres"
+    raise DatabaseURLError(
+        f"지원하지 않는 데이터베이스 URL입니다: {url!r} (memory, sqlite:///경로, postgresql://...)"
+    )
+
+
+@asynccontextmanager
+async def open_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver]:
+    """An async checkpointer for `url`, tables created, closed on exit."""
+    k = kind(url)
+    if k == "memory":
+        yield InMemorySaver()
+    elif k == "sqlite":
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        path = sqlite_path(url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+            await saver.setup()
+            yield saver
+    else:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        async with AsyncPostgresSaver.from_conn_string(url) as saver:
+            await saver.setup()
+            yield saver
+
+
+def check_database(url: str, timeout: float = 5.0) -> None:
+    """Raise with a one-line reason when the database cannot be reached."""
+    k = kind(url)
+    if k == "sqlite":
+        path = sqlite_path(url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sqlite3.connect(path, timeout=timeout).execute("SELECT 1").close()
+    elif k == "postgres":
+        import psycopg
+
+        with psycopg.connect(url, connect_timeout=int(timeout)) as conn:
+            conn.execute("SELECT 1")

@@ -1,0 +1,162 @@
+"""Settings: one `Settings` object from `DURE_*` variables and an optional `dure.toml`.
+
+Code names model *roles* (`fast`, `smart`), never model names; which model plays a role is
+configuration. Nested sections use `__` in variable names, e.g. `DURE_CONTRACT__MAX_ITERATIONS=3`.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+Role = Literal["fast", "smart"]
+
+#: SHA-256 of the default local model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M).
+DEFAULT_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+DEFAULT_MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "dure"
+
+
+class LocalModelSettings(BaseModel):
+    """The embedded llama.cpp model."""
+
+    path: Path | None = Field(None, description="GGUF file; default: the assembled pip model")
+    n_ctx: int = 8192
+    n_threads: int = Field(2, description="CPU threads for generation")
+    max_tokens: int = 1024
+
+
+class SearchSettings(BaseModel):
+    """Hybrid search (Kiwi BM25 + dense + weighted RRF)."""
+
+    embedder: Literal["use", "openai"] = "use"
+    embedding_model: str = "text-embedding-3-small"
+    store: Literal["memory", "faiss", "pgvector"] = "faiss"
+    top_k: int = 5
+
+
+class ContractSettings(BaseModel):
+    """Seed 001's settings for the contract agent."""
+
+    max_iterations: int = 4
+    max_parallel_tools: int = 4
+
+
+class AssistantSettings(BaseModel):
+    """Seed 002's assistant: memory window and tool confinement."""
+
+    collection: str | None = None
+    max_messages: int = 10
+    keep_recent: int = 5
+    max_summaries: int = 3
+    files_root: Path | None = Field(None, description="read_file root; default: data_dir/files")
+    openweather_api_key: SecretStr | None = None
+    tavily_api_key: SecretStr | None = None
+
+
+class PteSettings(BaseModel):
+    """Seed 004's plan-then-execute agent."""
+
+    max_replans: int = 2
+    max_parallel_steps: int = 4
+
+
+class ServerSettings(BaseModel):
+    """HTTP server."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    auth: bool = True
+    max_request_bytes: int = 1_000_000
+    max_upload_bytes: int = 20_000_000
+    rate_limit_per_minute: int = 120
+    cors_origins: list[str] = Field(default_factory=list)
+
+
+class Settings(BaseSettings):
+    """Everything Dure reads from its environment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="DURE_",
+        env_nested_delimiter="__",
+        toml_file="dure.toml",
+        extra="ignore",
+    )
+
+    provider: Literal["local", "openai"] = "local"
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint")
+    api_key: SecretStr | None = None
+    model_fast: str = "gpt-4.1-nano"
+    model_smart: str = "gpt-4o"
+    json_mode: Literal["json_schema", "json_object"] = Field(
+        "json_schema", description="how the openai provider asks for structured output"
+    )
+    request_timeout: float = 60.0
+    max_retries: int = 3
+
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    database_url: str | None = Field(
+        None, description="memory | sqlite:///PATH | postgresql://...; default SQLite in data_dir"
+    )
+    enable_cache: bool = True
+
+    max_llm_calls_per_turn: int = 16
+    max_message_chars: int = 10_000
+    max_tokens_per_turn: int = 60_000
+
+    local: LocalModelSettings = Field(default_factory=LocalModelSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    contract: ContractSettings = Field(default_factory=ContractSettings)
+    assistant: AssistantSettings = Field(default_factory=AssistantSettings)
+    pte: PteSettings = Field(default_factory=PteSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, os.environ.get("DURE_CONFIG", "dure.toml"))
+        return (init_settings, env_settings, toml)
+
+    @property
+    def effective_database_url(self) -> str:
+        """The checkpointer URL: explicit, or a SQLite file in the data directory."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'dure.sqlite'}"
+
+    @property
+    def model_path(self) -> Path:
+        """The GGUF file the local provider loads."""
+        return self.local.path or self.data_dir / "models" / DEFAULT_MODEL_FILE
+
+    def model_name(self, role: Role) -> str:
+        """The model name configured for a role."""
+        return self.model_fast if role == "fast" else self.model_smart
+
+    def masked(self) -> dict[str, object]:
+        """Effective settings as plain data, secrets masked (for `dure doctor`)."""
+        return self.model_dump(mode="json")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once)."""
+    return Settings()

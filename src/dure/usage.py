@@ -1,0 +1,160 @@
+"""Usage accounting and per-turn budgets.
+
+A `UsageTracker` is a LangChain callback handler attached to one turn. It sees every
+chat-model call inside the graph, attributes it to the LangGraph node that made it, and
+checks the turn's budget *before* each request (as pydantic-ai's `UsageLimits` do).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextvars import ContextVar
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+from pydantic import BaseModel, Field
+
+from dure.tags import TOOL_LLM_TAG
+
+
+class NodeUsage(BaseModel):
+    """What one node spent."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    cache_hits: int = 0
+
+
+class Usage(BaseModel):
+    """What one turn spent. `llm_calls` excludes cache hits and tools' own LLM calls."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    tool_llm_calls: int = 0
+    latency_ms: float = 0.0
+    by_node: dict[str, NodeUsage] = Field(default_factory=dict)
+
+
+class BudgetExceeded(RuntimeError):
+    """A turn reached its LLM-call or token budget."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        super().__init__(f"{what} budget of {limit} reached")
+        self.what = what
+        self.limit = limit
+
+
+_current: ContextVar[UsageTracker | None] = ContextVar("dure_usage_tracker", default=None)
+
+
+def current_tracker() -> UsageTracker | None:
+    """The tracker of the turn running in this context, if any."""
+    return _current.get()
+
+
+class UsageTracker(BaseCallbackHandler):
+    """Counts LLM calls, tokens and latency per node for one turn, and enforces budgets."""
+
+    raise_error = True  # a budget stop must reach the runner, not be logged and ignored
+    run_inline = True
+
+    def __init__(self, max_llm_calls: int | None = None, max_tokens: int | None = None) -> None:
+        self.usage = Usage()
+        self.max_llm_calls = max_llm_calls
+        self.max_tokens = max_tokens
+        self._lock = threading.Lock()
+        self._runs: dict[UUID, tuple[str, float, bool]] = {}
+        self._cached_runs: set[UUID] = set()
+
+    def activate(self) -> object:
+        """Make this the current tracker (for the LLM cache); returns a reset token."""
+        return _current.set(self)
+
+    @staticmethod
+    def deactivate(token: object) -> None:
+        """Undo `activate`."""
+        _current.reset(token)  # type: ignore[arg-type]
+
+    def record_cache(self, hit: bool) -> None:
+        """Called by the LLM cache on each lookup."""
+        with self._lock:
+            if hit:
+                self.usage.cache_hits += 1
+            else:
+                self.usage.cache_misses += 1
+
+    def _check_budget(self) -> None:
+        u = self.usage
+        if self.max_llm_calls is not None and u.llm_calls >= self.max_llm_calls:
+            raise BudgetExceeded("llm_calls", self.max_llm_calls)
+        if self.max_tokens is not None and u.prompt_tokens + u.completion_tokens >= self.max_tokens:
+            raise BudgetExceeded("tokens", self.max_tokens)
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        node = (metadata or {}).get("langgraph_node") or "-"
+        by_tool = TOOL_LLM_TAG in (tags or [])
+        with self._lock:
+            if not by_tool:
+                self._check_budget()
+            self._runs[run_id] = (node, time.perf_counter(), by_tool)
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        with self._lock:
+            node, started, by_tool = self._runs.pop(run_id, ("-", time.perf_counter(), False))
+            elapsed = (time.perf_counter() - started) * 1000
+            prompt, completion, cached = _token_counts(response)
+            nu = self.usage.by_node.setdefault(node, NodeUsage())
+            if by_tool:
+                self.usage.tool_llm_calls += 1
+            elif cached:
+                nu.cache_hits += 1
+            else:
+                self.usage.llm_calls += 1
+                nu.llm_calls += 1
+            if not cached:
+                self.usage.prompt_tokens += prompt
+                self.usage.completion_tokens += completion
+                nu.prompt_tokens += prompt
+                nu.completion_tokens += completion
+            nu.latency_ms += elapsed
+            self.usage.latency_ms += elapsed
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        with self._lock:
+            self._runs.pop(run_id, None)
+
+
+def _token_counts(response: LLMResult) -> tuple[int, int, bool]:
+    """(prompt, completion, from_cache) for one chat-model result."""
+    prompt = completion = 0
+    cached = False
+    for gens in response.generations:
+        for gen in gens:
+            info = gen.generation_info or {}
+            cached = cached or bool(info.get("dure_cached"))
+            meta = getattr(getattr(gen, "message", None), "usage_metadata", None)
+            if meta:
+                prompt += int(meta.get("input_tokens", 0))
+                completion += int(meta.get("output_tokens", 0))
+    if not prompt and not completion and response.llm_output:
+        tu = response.llm_output.get("token_usage") or {}
+        prompt = int(tu.get("prompt_tokens", 0))
+        completion = int(tu.get("completion_tokens", 0))
+    return prompt, completion, cached

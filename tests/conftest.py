@@ -1,0 +1,53 @@
+"""Test-wide guards: no test reaches the network, and each test has its own data directory."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dure.settings import Settings, get_settings
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _is_local(address: object) -> bool:
+    if isinstance(address, str):  # AF_UNIX path
+        return True
+    host = address[0] if isinstance(address, tuple) else None
+    if host in ("localhost", None):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if not _is_local(address):
+        raise ConnectionRefusedError(f"tests may not reach the network (tried {address!r})")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+    if not _is_local(address):
+        raise ConnectionRefusedError(f"tests may not reach the network (tried {address!r})")
+    return _real_connect_ex(self, address)
+
+
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+    """Settings on a fresh data directory (SQLite checkpointer, LLM cache off)."""
+    monkeypatch.setenv("DURE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DURE_ENABLE_CACHE", "false")
+    get_settings.cache_clear()
+    yield get_settings()
+    get_settings.cache_clear()
