@@ -242,8 +242,7 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        for chunk in self._chunks(messages, run_manager, kwargs):
-            yield chunk
+        yield from self._chunks(messages, run_manager, kwargs)
 
     async def _astream(
         self,
