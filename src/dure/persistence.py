@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -39,26 +39,58 @@ def kind(url: str) -> str:
     )
 
 
+class DatabaseUnavailableError(DureError):
+    """The configured database cannot be opened (unreachable, refused, not a file)."""
+
+
 @asynccontextmanager
 async def open_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver]:
-    """An async checkpointer for `url`, tables created, closed on exit."""
+    """An async checkpointer for `url`, tables created, closed on exit.
+
+    Failing to open it raises `DatabaseUnavailableError` (one line); errors raised by the
+    caller's own code inside the block pass through unchanged.
+    """
     k = kind(url)
     if k == "memory":
         yield InMemorySaver()
-    elif k == "sqlite":
+        return
+    async with AsyncExitStack() as stack:
+        try:
+            saver = await stack.enter_async_context(_open(k, url))
+            await saver.setup()
+        except _connect_errors(k) as e:
+            where = sqlite_path(url) if k == "sqlite" else "postgres"
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise DatabaseUnavailableError(
+                f"데이터베이스를 열 수 없습니다 ({where}): {reason}"
+            ) from e
+        yield saver
+
+
+@asynccontextmanager
+async def _open(k: str, url: str) -> AsyncIterator[BaseCheckpointSaver]:
+    if k == "sqlite":
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
         path = sqlite_path(url)
         path.parent.mkdir(parents=True, exist_ok=True)
+        # Fail here, synchronously: a failed aiosqlite connect leaves its worker thread behind.
+        sqlite3.connect(path).close()
         async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
-            await saver.setup()
             yield saver
     else:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
         async with AsyncPostgresSaver.from_conn_string(url) as saver:
-            await saver.setup()
             yield saver
+
+
+def _connect_errors(k: str) -> tuple[type[Exception], ...]:
+    if k == "postgres":
+        import psycopg
+
+        return (OSError, psycopg.Error)
+    return (OSError, sqlite3.Error)
 
 
 def check_database(url: str, timeout: float = 5.0) -> None:

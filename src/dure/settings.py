@@ -7,11 +7,12 @@ configuration. Nested sections use `__` in variable names, e.g. `DURE_CONTRACT__
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -47,13 +48,71 @@ class SearchSettings(BaseModel):
     embedding_model: str = "text-embedding-3-small"
     store: Literal["memory", "faiss", "pgvector"] = "faiss"
     top_k: int = 5
+    embedding_base_url: str | None = Field(
+        None, description="embeddings endpoint; default base_url"
+    )
+    embedding_api_key: SecretStr | None = None
+    embedding_threads: int = Field(1, description="BLAS threads for USE (1 measured fastest)")
+    database_url: str | None = Field(
+        None, description="Postgres DSN for store=pgvector; default: database_url if Postgres"
+    )
+    # Chosen on tests/data/search_dev.jsonl (benchmarks/search.py): BM25 twice the dense list.
+    keyword_weight: float = Field(2.0, description="weighted RRF: Kiwi BM25 list")
+    dense_weight: float = Field(1.0, description="weighted RRF: dense list")
+    rrf_k: int = 30
+    thesaurus: bool = Field(True, description="expand everyday words to contract terms")
+    chunk_tokens: int = 300
+    chunk_overlap: int = 50
+    max_file_mb: int = 50
 
 
 class ContractSettings(BaseModel):
-    """Seed 001's settings for the contract agent."""
+    """Seed 001's settings for the contract agent.
+
+    Seed 001's `enable_cache` is the top-level `enable_cache`. Its `persistence_mode`
+    (memory | sqlite | postgres) and `checkpoint_db_path` (a file for sqlite, a
+    `postgresql://` URL for postgres) choose the checkpointer when `database_url` is not set;
+    there is one checkpointer per process, so they apply to every agent.
+    """
 
     max_iterations: int = 4
     max_parallel_tools: int = 4
+    tool_timeout: float = Field(15.0, description="seconds before a tool call counts as failed")
+    persistence_mode: Literal["memory", "sqlite", "postgres"] | None = None
+    checkpoint_db_path: str | None = None
+
+    @model_validator(mode="after")
+    def _postgres_needs_url(self) -> ContractSettings:
+        if self.persistence_mode == "postgres" and not (self.checkpoint_db_path or "").startswith(
+            ("postgresql://", "postgres://")
+        ):
+            raise ValueError("persistence_mode=postgres needs checkpoint_db_path=postgresql://…")
+        return self
+
+    def checkpoint_url(self, data_dir: Path) -> str | None:
+        """The checkpointer URL seed 001's two settings describe, or None when unset."""
+        if self.persistence_mode == "memory":
+            return "memory"
+        if self.persistence_mode == "sqlite":
+            return f"sqlite:///{self.checkpoint_db_path or data_dir / 'dure.sqlite'}"
+        if self.persistence_mode == "postgres":
+            if not (self.checkpoint_db_path or "").startswith(("postgresql://", "postgres://")):
+                raise ValueError(
+                    "persistence_mode=postgres needs checkpoint_db_path=postgresql://…"
+                )
+            return self.checkpoint_db_path
+        return None
+
+
+class PythonSandboxSettings(BaseModel):
+    """Limits of the `python_repl` tool's separate process."""
+
+    cpu_seconds: int = 5
+    memory_mb: int = 512
+    wall_seconds: float = 10.0
+    output_chars: int = 10_000
+    file_mb: int = 10
+    max_processes: int = 8
 
 
 class AssistantSettings(BaseModel):
@@ -64,8 +123,18 @@ class AssistantSettings(BaseModel):
     keep_recent: int = 5
     max_summaries: int = 3
     files_root: Path | None = Field(None, description="read_file root; default: data_dir/files")
+    max_file_bytes: int = Field(200_000, description="read_file reads at most this much")
     openweather_api_key: SecretStr | None = None
     tavily_api_key: SecretStr | None = None
+    # Base URLs are settings so tests (and proxies/mirrors) can point the tools elsewhere.
+    openweather_base_url: str = "https://api.openweathermap.org"
+    wikipedia_base_url: str = Field(
+        "https://{lang}.wikipedia.org", description="{lang} becomes ko, then en"
+    )
+    tavily_base_url: str = "https://api.tavily.com"
+    http_timeout: float = 10.0
+    max_tool_rounds: int = Field(5, description="agent ↔ tools rounds per turn before answering")
+    python: PythonSandboxSettings = Field(default_factory=PythonSandboxSettings)
 
 
 class PteSettings(BaseModel):
@@ -73,6 +142,14 @@ class PteSettings(BaseModel):
 
     max_replans: int = 2
     max_parallel_steps: int = 4
+
+
+class TasksSettings(BaseModel):
+    """Seed 003's task agent."""
+
+    llm_extraction: bool = Field(
+        False, description="let the fast model fill slots the rule parser left empty"
+    )
 
 
 class ServerSettings(BaseModel):
@@ -123,6 +200,7 @@ class Settings(BaseSettings):
     contract: ContractSettings = Field(default_factory=ContractSettings)
     assistant: AssistantSettings = Field(default_factory=AssistantSettings)
     pte: PteSettings = Field(default_factory=PteSettings)
+    tasks: TasksSettings = Field(default_factory=TasksSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 
     @classmethod
@@ -139,8 +217,12 @@ class Settings(BaseSettings):
 
     @property
     def effective_database_url(self) -> str:
-        """The checkpointer URL: explicit, or a SQLite file in the data directory."""
-        return self.database_url or f"sqlite:///{self.data_dir / 'dure.sqlite'}"
+        """The checkpointer URL: explicit, seed 001's contract settings, or SQLite in data_dir."""
+        return (
+            self.database_url
+            or self.contract.checkpoint_url(self.data_dir)
+            or f"sqlite:///{self.data_dir / 'dure.sqlite'}"
+        )
 
     @property
     def model_path(self) -> Path:
@@ -153,7 +235,22 @@ class Settings(BaseSettings):
 
     def masked(self) -> dict[str, object]:
         """Effective settings as plain data, secrets masked (for `dure doctor`)."""
-        return self.model_dump(mode="json")
+        return _mask_passwords(self.model_dump(mode="json"))
+
+
+# A password in a URL: `scheme://user:PASSWORD@host` or a `password=` query parameter.
+_URL_PASSWORD = re.compile(r"(?<=://)([^/@:]*):[^/@]*@|(?<=[?&])(password=)[^&]*")
+
+
+def _mask_passwords(value: Any) -> Any:
+    # SecretStr fields dump as `**********`; URLs (database_url, base_url) may carry a password.
+    if isinstance(value, dict):
+        return {k: _mask_passwords(v) for k, v in value.items()}
+    if isinstance(value, str) and "://" in value:
+        return _URL_PASSWORD.sub(
+            lambda m: f"{m[1]}:**********@" if m[1] is not None else f"{m[2]}**********", value
+        )
+    return value
 
 
 @lru_cache(maxsize=1)

@@ -146,6 +146,35 @@ class ScriptedChatModel(BaseChatModel):
         finally:
             _call_config.reset(token)
 
+    # stream/astream record the call on their first chunk: the config is set around that step
+    # only, so it is never held across a `yield` (where the consumer's context may differ).
+    def stream(  # type: ignore[override]
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[AIMessageChunk]:
+        chunks = super().stream(input, config, **kwargs)
+        token = _call_config.set(ensure_config(config))
+        try:
+            first = next(chunks, None)
+        finally:
+            _call_config.reset(token)
+        if first is not None:
+            yield first
+            yield from chunks
+
+    async def astream(  # type: ignore[override]
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[AIMessageChunk]:
+        chunks = super().astream(input, config, **kwargs)
+        token = _call_config.set(ensure_config(config))
+        try:
+            first = await anext(chunks, None)
+        finally:
+            _call_config.reset(token)
+        if first is not None:
+            yield first
+            async for chunk in chunks:
+                yield chunk
+
     def _next(self, call: Call) -> AIMessage:
         with self._lock:
             self._calls.append(call)

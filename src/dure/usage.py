@@ -7,8 +7,10 @@ checks the turn's budget *before* each request (as pydantic-ai's `UsageLimits` d
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+import warnings
 from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
@@ -51,6 +53,20 @@ class BudgetExceeded(RuntimeError):
         self.what = what
         self.limit = limit
 
+
+class _QuietBudgetStop(logging.Filter):
+    """LangChain logs every callback error before re-raising it; a budget stop is no error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "BudgetExceeded(" not in record.getMessage()
+
+
+logging.getLogger("langchain_core.callbacks.manager").addFilter(_QuietBudgetStop())
+# Stopping in `on_chat_model_start` leaves the other handlers' start coroutines of that call
+# unawaited (LangChain builds them all first); the call never runs, so nothing is lost.
+warnings.filterwarnings(
+    "ignore", message="coroutine 'ahandle_event' was never awaited", category=RuntimeWarning
+)
 
 _current: ContextVar[UsageTracker | None] = ContextVar("dure_usage_tracker", default=None)
 

@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk
+from langchain_core.messages import AIMessage
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
@@ -44,11 +44,18 @@ async def stream_events(
     output: Output,
     tracker: UsageTracker | None = None,
     recursion_limit: int = 50,
+    checkpoint_id: str | None = None,
 ) -> AsyncIterator[Event]:
-    """Run one turn of `graph` on `thread_id`, yielding typed events, ending with `done`."""
+    """Run one turn of `graph` on `thread_id`, yielding typed events, ending with `done`.
+
+    `checkpoint_id` runs the turn from that checkpoint of the thread instead of its latest
+    (the server does so to leave out a turn that was cut off half-way).
+    """
     tracker = tracker or UsageTracker()
+    thread_config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
+    pinned = {"checkpoint_id": checkpoint_id} if checkpoint_id else {}
     config: dict[str, Any] = {
-        "configurable": {"thread_id": thread_id},
+        "configurable": {"thread_id": thread_id, **pinned},
         "callbacks": [tracker],
         "recursion_limit": recursion_limit,
     }
@@ -62,8 +69,10 @@ async def stream_events(
                     yield chunk if not isinstance(chunk, dict) else parse_event(chunk)
                 elif mode == "messages":
                     msg, meta = chunk
+                    # Chunks while a model streams; a whole AIMessage when it came from the cache
+                    # (LangGraph de-duplicates, so a streamed answer is never sent twice).
                     if (
-                        isinstance(msg, AIMessageChunk)
+                        isinstance(msg, AIMessage)
                         and msg.content
                         and ANSWER_TAG in (meta.get("tags") or [])
                     ):
@@ -80,7 +89,8 @@ async def stream_events(
             yield ErrorEvent(code=type(e).__name__, content=FAILURE_MESSAGE)
             yield Done(content=FAILURE_MESSAGE, usage=tracker.usage)
             return
-        snapshot = await graph.aget_state(config)
+        # The run's own result is the thread's latest checkpoint, whatever it started from.
+        snapshot = await graph.aget_state(thread_config)
         if snapshot.interrupts:
             question = _interrupt_text(snapshot.interrupts[0].value)
             yield Done(content=question, usage=tracker.usage, waiting=True)
@@ -92,9 +102,17 @@ async def stream_events(
 
 
 async def stream_turn(
-    agent: AgentSpec, ctx: AgentContext, thread_id: str, message: str
+    agent: AgentSpec,
+    ctx: AgentContext,
+    thread_id: str,
+    message: str,
+    *,
+    checkpoint_id: str | None = None,
 ) -> AsyncIterator[Event]:
-    """One user turn of `agent` on `thread_id`: a new input, or the reply to a pending question."""
+    """One user turn of `agent` on `thread_id`: a new input, or the reply to a pending question.
+
+    `checkpoint_id` (optional) is the checkpoint to continue from instead of the latest.
+    """
     limit = ctx.settings.max_message_chars
     if not message.strip() or len(message) > limit:
         reason = (
@@ -106,10 +124,16 @@ async def stream_turn(
         yield Done(content=reason)
         return
     graph = agent.build(ctx)
-    snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
+    pinned = {"checkpoint_id": checkpoint_id} if checkpoint_id else {}
+    snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id, **pinned}})
     graph_input = Command(resume=message) if snapshot.interrupts else agent.make_input(message, ctx)
     tracker = UsageTracker(ctx.settings.max_llm_calls_per_turn, ctx.settings.max_tokens_per_turn)
     async for event in stream_events(
-        graph, graph_input, thread_id=thread_id, output=agent.output, tracker=tracker
+        graph,
+        graph_input,
+        thread_id=thread_id,
+        output=agent.output,
+        tracker=tracker,
+        checkpoint_id=checkpoint_id,
     ):
         yield event

@@ -14,8 +14,13 @@ from typing import Any
 
 from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
 from langchain_core.load import dumps, loads
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
 from dure.usage import current_tracker
+
+# Only replies are revived from the file: never a model or anything with constructor effects.
+_REPLY_TYPES = [ChatGeneration, ChatGenerationChunk, AIMessage, AIMessageChunk]
 
 
 class SQLiteLLMCache(BaseCache):
@@ -42,7 +47,7 @@ class SQLiteLLMCache(BaseCache):
             tracker.record_cache(hit=row is not None)
         if row is None:
             return None
-        generations = loads(row[0])
+        generations = loads(row[0], allowed_objects=_REPLY_TYPES)
         for g in generations:
             g.generation_info = {**(g.generation_info or {}), "dure_cached": True}
         return generations

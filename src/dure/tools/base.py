@@ -152,6 +152,8 @@ class ToolRegistry:
                 out = await asyncio.wait_for(tool.func(**kwargs), tool.timeout)
             else:
                 out = await asyncio.wait_for(asyncio.to_thread(tool.func, **kwargs), tool.timeout)
+                if inspect.isawaitable(out):  # a plain callable (lambda, method) of async code
+                    out = await asyncio.wait_for(out, tool.timeout)
         except TimeoutError:
             return ToolResult.fail(f"{name} 도구가 {tool.timeout:g}초 안에 끝나지 않았습니다.")
         except Exception as e:  # a tool's own bug must not crash the turn
