@@ -1,0 +1,263 @@
+"""The graph's nodes, one function per node of seed 004, named as the seed names them.
+
+LLM calls per node follow the seed's table: intent_classifier 1 (0 for obvious chitchat),
+planner 1, executor 0, replanner 1 per failure, final_answer 1, error_handler 0.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from dure.agents.pte import prompts
+from dure.agents.pte.dag import run_plan, successful_outputs
+from dure.agents.pte.intent import IntentDecision, is_chitchat
+from dure.agents.pte.plan import FailClosed, compile_plan, fail_code
+from dure.agents.pte.state import PTEState
+from dure.events import (
+    ErrorEvent,
+    Generating,
+    Planning,
+    SourcesEvent,
+    Thinking,
+    ToolResultEvent,
+    ToolSelected,
+    emit,
+)
+from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
+from dure.settings import Settings
+from dure.sources import Source, unique_sources
+from dure.tags import ANSWER_TAG
+from dure.tools.base import ToolRegistry
+
+#: Messages of earlier turns shown to the models.
+PROMPT_HISTORY = 10
+#: Messages kept in the thread's state (older ones stay in the checkpoint history only).
+STORED_HISTORY = 40
+#: Longest single text (message, step output) put into a prompt.
+CLIP_CHARS = 3000
+
+
+@dataclass(frozen=True)
+class Deps:
+    """What the nodes work with; bound once when the graph is built."""
+
+    settings: Settings
+    models: ModelSet
+    tools: ToolRegistry
+
+
+def _clip(text: str, limit: int = CLIP_CHARS) -> str:
+    return text if len(text) <= limit else f"{text[:limit]} …(이하 {len(text) - limit:,}자 생략)"
+
+
+def _history_text(messages: list[dict]) -> str:
+    recent = messages[-PROMPT_HISTORY:]
+    lines = [f"{m['role']}: {_clip(str(m['content']), 500)}" for m in recent]
+    return "\n".join(lines) or prompts.NO_HISTORY
+
+
+def _chat_history(messages: list[dict]) -> list[BaseMessage]:
+    return [
+        HumanMessage(_clip(str(m["content"])))
+        if m["role"] == "user"
+        else AIMessage(_clip(str(m["content"])))
+        for m in messages[-PROMPT_HISTORY:]
+    ]
+
+
+def _step_line(step: dict[str, Any]) -> str:
+    return json.dumps(step, ensure_ascii=False)
+
+
+def _records_text(records: list[dict[str, Any]]) -> str:
+    blocks = [
+        f"- {_step_line(r['step'])} → {r['status']}\n{_clip(str(r['output']))}" for r in records
+    ]
+    return "\n".join(blocks) or "(없음)"
+
+
+def _tools_of(plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"name": s["tool"], "args": {k: v for k, v in s.items() if k != "tool"}} for s in plan]
+
+
+def _with_turn(state: PTEState, result: str) -> list[dict]:
+    """The thread's history with this turn appended (earlier turns' audit trails stay in the
+    checkpoint history, not here, so every checkpoint does not copy every past output)."""
+    turn = [{"role": "user", "content": state["input"]}, {"role": "assistant", "content": result}]
+    return [*(state.get("messages") or []), *turn][-STORED_HISTORY:]
+
+
+def step_sources(past_steps: list[dict[str, Any]]) -> list[Source]:
+    """The sources the successful steps returned, without repeats."""
+    return unique_sources(
+        [
+            Source.model_validate(s)
+            for r in past_steps
+            if r.get("status") == "success"
+            for s in r.get("sources", [])
+        ]
+    )
+
+
+async def intent_classifier(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+    """Intent, a context-complete rewrite of the request, and whether tools are needed."""
+    text = state["input"]
+    if is_chitchat(text):  # rule-based: obvious chitchat needs no LLM call
+        emit(Thinking(step="intent_classifier", content="인사/잡담으로 판단했습니다."))
+        return {"intent": "chitchat", "rewritten_query": text.strip(), "needs_tool": False}
+    emit(Thinking(step="intent_classifier", content="의도를 파악하고 질문을 정리하는 중입니다."))
+    messages = [
+        SystemMessage(prompts.INTENT_PROMPT.format(current_datetime=state["current_datetime"])),
+        HumanMessage(
+            prompts.INTENT_INPUT.format(
+                history=_history_text(state.get("messages") or []), input=_clip(text)
+            )
+        ),
+    ]
+    try:
+        d = await agenerate_structured(deps.models("fast"), messages, IntentDecision)
+    except StructuredOutputError as e:  # fail closed: no guessed intent
+        return {"error": str(FailClosed("intent", e.reason))}
+    tool_note = "도구 필요" if d.needs_tool else "도구 불필요"
+    emit(
+        Thinking(
+            step="intent_classifier",
+            content=f"의도: {d.intent} · {tool_note} · 질문: {d.rewritten_query}",
+        )
+    )
+    return {"intent": d.intent, "rewritten_query": d.rewritten_query, "needs_tool": d.needs_tool}
+
+
+async def planner(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+    """Compile the request into a JSON plan over the allowed tools (one LLM call)."""
+    emit(Planning(content="실행 계획을 세우는 중입니다."))
+    messages = [
+        SystemMessage(
+            prompts.PLANNER_PROMPT.format(
+                tool_manifest=state.get("tool_manifest") or "(없음)",
+                first_id=1,
+                current_datetime=state["current_datetime"],
+            )
+        ),
+        HumanMessage(
+            prompts.PLANNER_INPUT.format(
+                rewritten_query=state.get("rewritten_query") or state["input"],
+                input=_clip(state["input"]),
+            )
+        ),
+    ]
+    try:
+        plan = await compile_plan(
+            deps.models("smart"), messages, state.get("available_tools") or []
+        )
+    except FailClosed as e:
+        return {"error": str(e), "plan": []}
+    emit(ToolSelected(content=f"{len(plan)}단계 계획", tools=_tools_of(plan)))
+    return {"plan": plan}
+
+
+async def executor(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+    """Run the plan without any LLM call; independent steps run concurrently."""
+    plan = state.get("plan") or []
+    past = state.get("past_steps") or []
+    limit = deps.settings.pte.max_parallel_steps
+    emit(Thinking(step="executor", content=f"{len(plan)}개 단계를 실행합니다 (동시 최대 {limit})."))
+
+    def stream(record: dict[str, Any]) -> None:
+        emit(
+            ToolResultEvent(
+                tool=record["step"]["tool"],
+                ok=record["status"] == "success",
+                content=_clip(str(record["output"]), 300),
+                step=record,
+            )
+        )
+
+    run = await run_plan(
+        plan,
+        deps.tools,
+        outputs=successful_outputs(past),
+        max_parallel=limit,
+        round_no=state.get("replan_count", 0),
+        on_record=stream,
+    )
+    return {"past_steps": [*past, *run.records], "plan": run.remaining}
+
+
+async def replanner(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+    """After a failed step: one LLM call for a revised plan, within `max_replans`."""
+    count = state.get("replan_count", 0)
+    limit = deps.settings.pte.max_replans
+    if count >= limit:
+        return {"error": str(FailClosed("replan_limit", f"{limit}회")), "plan": []}
+    emit(Planning(content="실패한 단계를 분석해 계획을 고치는 중입니다."))
+    past = state.get("past_steps") or []
+    done = successful_outputs(past)
+    used = [r["step"]["step_id"] for r in past] + [s["step_id"] for s in state.get("plan") or []]
+    first_id = max(used, default=0) + 1
+    messages = [
+        SystemMessage(
+            prompts.REPLANNER_PROMPT.format(
+                tool_manifest=state.get("tool_manifest") or "(없음)",
+                first_id=first_id,
+                done_refs=", ".join(f"step_{i}" for i in done) or prompts.NO_DONE_STEPS,
+                current_datetime=state["current_datetime"],
+            )
+        ),
+        HumanMessage(
+            prompts.REPLANNER_INPUT.format(
+                rewritten_query=state.get("rewritten_query") or state["input"],
+                input=_clip(state["input"]),
+                past_steps=_records_text(past),
+                remaining="\n".join(map(_step_line, state.get("plan") or [])) or "(없음)",
+            )
+        ),
+    ]
+    try:
+        plan = await compile_plan(
+            deps.models("smart"), messages, state.get("available_tools") or [], done
+        )
+    except FailClosed as e:
+        return {"error": str(e), "plan": [], "replan_count": count + 1}
+    emit(ToolSelected(content=f"재계획 {count + 1}회: {len(plan)}단계", tools=_tools_of(plan)))
+    return {"plan": plan, "replan_count": count + 1}
+
+
+async def final_answer(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+    """One streamed LLM call: tool results (FINAL_ANSWER_PROMPT) or plain conversation."""
+    emit(Generating(content="답변을 작성하는 중입니다."))
+    past = state.get("past_steps") or []
+    if past:
+        system = prompts.FINAL_ANSWER_PROMPT.format(
+            current_datetime=state["current_datetime"],
+            input=_clip(state["input"]),
+            rewritten_query=state.get("rewritten_query") or state["input"],
+            results=_records_text(past),
+        )
+    else:
+        system = prompts.GENERAL_CONVERSATION_PROMPT.format(
+            current_datetime=state["current_datetime"], intent=state.get("intent") or "-"
+        )
+    messages = [
+        SystemMessage(system),
+        *_chat_history(state.get("messages") or []),
+        HumanMessage(state["input"]),
+    ]
+    reply = await deps.models("smart").ainvoke(messages, config={"tags": [ANSWER_TAG]})
+    result = reply.text.strip()
+    sources = step_sources(past)
+    if sources:
+        emit(SourcesEvent(content=sources))
+    return {"result": result, "messages": _with_turn(state, result)}
+
+
+async def error_handler(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+    """Fail closed: stop at once with the reason, no LLM call."""
+    error = state.get("error") or "알 수 없는 오류"
+    result = f"실행이 중단되었습니다: {error}"
+    emit(ErrorEvent(code=fail_code(error), content=result))
+    return {"result": result, "messages": _with_turn(state, result)}

@@ -1,0 +1,170 @@
+"""The plan the planner compiles: its JSON schema and the checks that make it fail closed.
+
+A plan is `{"plan": [{"step_id", "tool", "input" | "input_from"}, ...]}`. The seed's fail-closed
+table maps one-to-one onto `FailClosed` codes: invalid JSON, schema validation (including
+references to steps that do not come earlier), and a tool not on the allow-list. The JSON
+schema sent to the model lists the allowed tools as an enum so constrained decoding cannot
+name another one; validation itself stays permissive on `tool` so a disallowed name is
+reported as its own row, not as a schema error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+
+from dure.llm.structured import StructuredOutputError, agenerate_structured
+
+#: Upper bound on the steps of one plan (a runaway plan is a schema failure, not a long run).
+MAX_STEPS = 8
+
+_REF = re.compile(r"^step_([0-9]+)$")
+#: A reference to an earlier step's output; the pattern is also in the JSON schema, so
+#: constrained decoding can only write well-formed references (`[0-9]`, not `\d`: llama.cpp's
+#: grammar parser rejects `\d`).
+StepRef = Annotated[str, Field(pattern=_REF.pattern)]
+
+FailCode = Literal["invalid_json", "schema", "tool_not_allowed", "replan_limit", "intent"]
+
+#: The seed's fail-closed table: code → the label that starts the error message.
+FAIL_CLOSED: dict[FailCode, str] = {
+    "invalid_json": "Invalid JSON",
+    "schema": "Schema validation failed",
+    "tool_not_allowed": "Tool not allowed",
+    "replan_limit": "Replan limit exceeded",
+    "intent": "Intent classification failed",
+}
+
+
+class FailClosed(ValueError):
+    """What stops the run at once: one row of the fail-closed table (plus a failed intent)."""
+
+    def __init__(self, code: FailCode, detail: str = "") -> None:
+        label = FAIL_CLOSED[code]
+        super().__init__(f"{label}: {detail}" if detail else label)
+        self.code = code
+
+
+def fail_code(error: str) -> str:
+    """The fail-closed code an error message starts with (`error` when none matches)."""
+    return next((c for c, label in FAIL_CLOSED.items() if error.startswith(label)), "error")
+
+
+def step_dependencies(step: dict[str, Any]) -> list[int]:
+    """The step ids whose outputs `step` takes (its `input_from`), in the order given."""
+    refs = step.get("input_from")
+    if refs is None:
+        return []
+    refs = [refs] if isinstance(refs, str) else refs
+    return [int(m.group(1)) for r in refs if (m := _REF.match(r))]
+
+
+class PlanStep(BaseModel):
+    """One step: a tool and either a literal input or earlier steps' outputs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step_id: int = Field(ge=1, description="단계 번호 (1부터, 계획 안에서 유일)")
+    tool: str = Field(description="사용할 도구 이름")
+    input: str | dict[str, Any] | None = Field(
+        None, description="도구 입력: 문자열, 또는 인자 이름→값 객체"
+    )
+    input_from: StepRef | list[StepRef] | None = Field(
+        None, description='앞 단계의 출력을 입력으로 쓸 때: "step_1" (여러 개면 목록)'
+    )
+
+    @model_validator(mode="after")
+    def _one_input(self) -> PlanStep:
+        if (self.input is None) == (self.input_from is None):
+            raise ValueError("input과 input_from 중 정확히 하나가 필요합니다")
+        if self.input_from == []:
+            raise ValueError("input_from 목록이 비었습니다")
+        return self
+
+
+class Plan(BaseModel):
+    """What the planner (and re-planner) must answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plan: list[PlanStep] = Field(max_length=MAX_STEPS, description="실행할 단계 목록")
+
+
+@lru_cache(maxsize=32)
+def plan_schema(allowed: tuple[str, ...]) -> type[Plan]:
+    """`Plan` whose JSON schema lists `allowed` as the only tool names (for constrained decoding)."""
+    if not allowed:  # an empty enum is not a valid schema; the allow-list check still refuses
+        return Plan
+    step = create_model(
+        "PlanStep",
+        __base__=PlanStep,
+        tool=(
+            str,
+            Field(description="사용할 도구 이름", json_schema_extra={"enum": list(allowed)}),
+        ),
+    )
+    return create_model(
+        "Plan",
+        __base__=Plan,
+        plan=(list[step], Field(max_length=MAX_STEPS, description="실행할 단계 목록")),  # type: ignore[valid-type]
+    )
+
+
+def check_plan(
+    plan: Plan, allowed: Collection[str], done: Iterable[int] = ()
+) -> list[dict[str, Any]]:
+    """The plan as state data, or `FailClosed`.
+
+    `done` holds ids of steps that already succeeded (a re-plan may take their outputs but not
+    reuse their ids). A reference must point to an earlier step or a done one, which also
+    makes every plan acyclic and its list order a valid execution order.
+    """
+    done = set(done)
+    for step in plan.plan:
+        if step.tool not in allowed:
+            raise FailClosed(
+                "tool_not_allowed", f"{step.tool} (허용된 도구: {', '.join(allowed) or '없음'})"
+            )
+    seen: set[int] = set()
+    steps = [s.model_dump(exclude_none=True) for s in plan.plan]
+    for step in steps:
+        sid = step["step_id"]
+        if sid in seen or sid in done:
+            raise FailClosed("schema", f"step_id {sid}가 중복됩니다")
+        missing = [d for d in step_dependencies(step) if d not in seen and d not in done]
+        if missing:
+            refs = ", ".join(f"step_{d}" for d in missing)
+            raise FailClosed("schema", f"step {sid}이(가) 앞에 없는 {refs}를 참조합니다")
+        seen.add(sid)
+    return steps
+
+
+def _schema_detail(error: StructuredOutputError) -> str:
+    cause = error.__cause__
+    if isinstance(cause, ValidationError) and cause.errors():
+        first = cause.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "plan"
+        return f"{where}: {first['msg']}"
+    return error.reason
+
+
+async def compile_plan(
+    model: BaseChatModel,
+    messages: list[BaseMessage],
+    allowed: Collection[str],
+    done: Iterable[int] = (),
+) -> list[dict[str, Any]]:
+    """One structured LLM call → a checked plan, or `FailClosed` (never a guessed plan)."""
+    try:
+        parsed = await agenerate_structured(model, messages, plan_schema(tuple(allowed)))
+    except StructuredOutputError as e:
+        if e.reason == "invalid JSON":
+            raise FailClosed("invalid_json") from e
+        raise FailClosed("schema", _schema_detail(e)) from e
+    return check_plan(parsed, allowed, done)

@@ -1,0 +1,71 @@
+"""Seed 004's `PTEState`, and the fresh per-turn part of it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict
+from zoneinfo import ZoneInfo
+
+from dure.tools.base import ToolRegistry
+
+KST = ZoneInfo("Asia/Seoul")
+
+_WEEKDAYS = "월화수목금토일"
+
+
+class PTEState(TypedDict, total=False):
+    """The plan-then-execute graph's state, field for field as the seed defines it."""
+
+    # 입력
+    input: str  # 사용자 요청 원문
+    messages: list[dict]  # 대화 히스토리 [{"role": "user"|"assistant", "content": "..."}]
+    current_datetime: str  # 현재 시각 (KST)
+
+    # Intent Classifier 출력
+    intent: str  # new_question | follow_up | clarification | chitchat
+    rewritten_query: str  # 명확하게 재작성된 쿼리
+    needs_tool: bool  # 도구 필요 여부
+
+    # 도구 정보
+    tool_manifest: str  # 사용 가능한 도구 설명
+    available_tools: list[str]  # 도구 이름 목록
+
+    # 계획
+    plan: list[dict]  # 실행 대기 중인 step 목록
+
+    # 실행 로그
+    past_steps: list[dict]  # 실행 완료된 step과 결과 (감사 기록)
+
+    # 제어
+    replan_count: int  # 재계획 횟수 (무한 루프 방지)
+    error: str | None  # 에러 메시지 (있으면 즉시 중단)
+
+    # 출력
+    result: str | None  # 사용자에게 반환할 최종 결과
+
+
+def current_datetime(now: datetime | None = None) -> str:
+    """The time in Seoul as the prompts show it, e.g. `2025-03-01 (토) 14:05 KST`."""
+    t = (now or datetime.now(KST)).astimezone(KST)
+    return f"{t:%Y-%m-%d} ({_WEEKDAYS[t.weekday()]}) {t:%H:%M} KST"
+
+
+def turn_input(message: str, tools: ToolRegistry) -> dict[str, Any]:
+    """The state a new turn starts from: every per-turn field reset, `messages` kept.
+
+    `messages` is left out on purpose: the checkpointer carries the thread's history forward.
+    """
+    return {
+        "input": message,
+        "current_datetime": current_datetime(),
+        "intent": "",
+        "rewritten_query": "",
+        "needs_tool": False,
+        "tool_manifest": tools.manifest(),
+        "available_tools": tools.names(),
+        "plan": [],
+        "past_steps": [],
+        "replan_count": 0,
+        "error": None,
+        "result": None,
+    }

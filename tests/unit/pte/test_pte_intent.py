@@ -1,0 +1,45 @@
+"""The chitchat rule: only whole-message greetings, thanks and laughter skip the classifier."""
+
+from __future__ import annotations
+
+import pytest
+
+from dure.agents.pte.intent import is_chitchat
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "고마워",
+        "고마워!",
+        "고마워요~",
+        "감사합니다!!",
+        "ㅋㅋ",
+        "ㅋㅋㅋㅋ",
+        "ㅎㅎ",
+        "안녕",
+        "안녕하세요!",
+        "땡큐 ㅋㅋ",
+        "Thanks!",
+        "hello",
+    ],
+)
+def test_obvious_chitchat(text: str) -> None:
+    assert is_chitchat(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "고마워, 근데 부산 날씨도 알려줘",
+        "안녕하세요 서울 날씨 알려줘",
+        "ㅋㅋ 그거 검색해줘",
+        "네",  # after an offer this is a request, left to the classifier
+        "좋아",
+        "감사 인사 이메일 써줘",
+        "",
+        "   ",
+    ],
+)
+def test_anything_else_goes_to_the_classifier(text: str) -> None:
+    assert not is_chitchat(text)
