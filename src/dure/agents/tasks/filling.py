@@ -1,0 +1,56 @@
+"""Writing what the user said into the conversation: a new value overwrites (corrections).
+
+A date and a time may arrive in different turns ("내일" now, "12시" later): the date waits
+in `slots["date"]` until a time comes, and a later date or time replaces only its own part of
+an existing date-time ("모레로 바꿔줘" keeps the hour).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from dure.agents.tasks.schema import IntentSchema
+from dure.agents.tasks.slots.parser import PARTIAL_DATE, ParseResult
+from dure.agents.tasks.slots.when import SEOUL, resolve
+from dure.agents.tasks.state import ConversationState
+
+
+def _merge_datetime(conv: ConversationState, name: str, result: ParseResult, now: datetime) -> bool:
+    if result.day is None and result.at is None:
+        return False
+    current = conv.slots.get(name)
+    current_dt = datetime.fromisoformat(current) if current else None
+    if result.at is None:  # a date alone moves the existing time, or waits for one
+        if current_dt is None:
+            conv.slots[PARTIAL_DATE] = result.day.isoformat()  # type: ignore[union-attr]
+            return True
+        full = datetime.combine(result.day, current_dt.time().replace(tzinfo=None), tzinfo=SEOUL)  # type: ignore[arg-type]
+    else:
+        day = result.day
+        if day is None and current_dt is not None:
+            day = current_dt.date()
+        elif day is None and conv.slots.get(PARTIAL_DATE):
+            day = date.fromisoformat(conv.slots[PARTIAL_DATE])
+        full = resolve(day, result.at, now)  # type: ignore[assignment]
+    conv.slots[name] = full.isoformat()  # type: ignore[union-attr]
+    conv.slots.pop(PARTIAL_DATE, None)
+    return True
+
+
+def apply_parse(
+    conv: ConversationState, result: ParseResult, schema: IntentSchema, now: datetime
+) -> list[str]:
+    """Write `result` into `conv`; returns the slots that changed. Updates `pending_slots`."""
+    changed: list[str] = []
+    for spec in schema.slots:
+        if spec.type == "datetime":
+            if _merge_datetime(conv, spec.name, result, now):
+                changed.append(spec.name)
+        elif spec.name in result.slots:
+            conv.slots[spec.name] = result.slots[spec.name]
+            changed.append(spec.name)
+    for name in result.cleared:
+        if conv.slots.pop(name, None) is not None:
+            changed.append(name)
+    conv.pending_slots = conv.get_missing_required_slots(now)
+    return changed

@@ -1,0 +1,203 @@
+"""The built-in intents, as data: lunch recommendation (the seed's), meeting-room booking,
+and `general` (no slots: the gate passes at once, as in the seed's third scenario).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from dure.agents.tasks.catalogue import areas, building
+from dure.agents.tasks.schema import IntentSchema, SlotSpec, UnknownIntentError, Validator
+from dure.agents.tasks.slots.keywords import EQUIPMENT, canonical_cuisine
+from dure.agents.tasks.slots.place import canonical_place
+from dure.agents.tasks.slots.when import as_seoul
+
+LUNCH_START, LUNCH_END = (10, 30), (15, 0)
+MAX_DAYS_AHEAD = 60
+
+
+def _moment(value: Any) -> datetime:
+    return as_seoul(datetime.fromisoformat(str(value)))
+
+
+def _when(value: Any, now: datetime) -> str | None:
+    moment = _moment(value)
+    if moment < now - timedelta(minutes=5):
+        return "이미 지난 시간이에요."
+    if moment > now + timedelta(days=MAX_DAYS_AHEAD):
+        return f"{MAX_DAYS_AHEAD}일 이내의 날짜만 정할 수 있어요."
+    return None
+
+
+def _lunch_time(value: Any, now: datetime) -> str | None:
+    if reason := _when(value, now):
+        return reason
+    at = (_moment(value).hour, _moment(value).minute)
+    if not LUNCH_START <= at <= LUNCH_END:
+        return "점심 추천은 오전 10시 30분부터 오후 3시 사이 시간만 가능해요."
+    return None
+
+
+def _meeting_time(value: Any, now: datetime) -> str | None:
+    if reason := _when(value, now):
+        return reason
+    b = building()
+    if not b.opens <= _moment(value).time().replace(tzinfo=None) < b.closes:
+        return f"회의실은 {b.open}부터 {b.close}까지만 쓸 수 있어요."
+    return None
+
+
+def _between(low: int, high: int, unit: str, what: str) -> Validator:
+    def check(value: Any, now: datetime) -> str | None:
+        if not low <= int(value) <= high:
+            return f"{what}은 {low}{unit}부터 {high}{unit}까지만 가능해요."
+        return None
+
+    return check
+
+
+def _lunch_place(value: Any, now: datetime) -> str | None:
+    if value in areas():
+        return None
+    return f"'{value}' 근처 식당 정보는 아직 없어요. 가능한 지역: {', '.join(areas())}."
+
+
+def _budget(value: Any, now: datetime) -> str | None:
+    low, high = value.get("min"), value.get("max")
+    if high is not None and high < 5000:
+        return "인당 예산은 5,000원 이상이어야 추천할 수 있어요."
+    if low is not None and high is not None and low > high:
+        return "예산의 최소 금액이 최대 금액보다 커요."
+    return None
+
+
+def _equipment(value: Any) -> list[str]:
+    return [name for name in EQUIPMENT if name in set(value)]
+
+
+LUNCH = IntentSchema(
+    name="lunch_recommendation",
+    title="점심 메뉴 추천",
+    description="장소·시간·인원에 맞춰 점심 메뉴와 식당을 추천합니다.",
+    keywords=(
+        "점심",
+        "런치",
+        "맛집",
+        "식당",
+        "밥집",
+        "밥 먹",
+        "먹을",
+        "먹으러",
+        "먹고 싶",
+        "메뉴 추천",
+        "뭐 먹",
+        "점메추",
+        "식사",
+    ),
+    slots=(
+        SlotSpec(
+            "location",
+            "place",
+            "장소",
+            "어느 동네(역) 근처에서 드실 건가요?",
+            validator=_lunch_place,
+            normaliser=canonical_place,
+        ),
+        SlotSpec("datetime", "datetime", "시간", "시간은 언제로 할까요?", validator=_lunch_time),
+        SlotSpec(
+            "party_size",
+            "party_size",
+            "인원",
+            "몇 분이 함께 드시나요?",
+            validator=_between(1, 30, "명", "인원"),
+            normaliser=int,
+        ),
+        SlotSpec(
+            "cuisine",
+            "cuisine",
+            "음식 종류",
+            "어떤 음식이 좋으세요?",
+            required=False,
+            normaliser=lambda v: canonical_cuisine(v) or v,
+        ),
+        SlotSpec(
+            "budget_per_person",
+            "budget",
+            "인당 예산",
+            "인당 예산은 어느 정도로 생각하세요?",
+            required=False,
+            validator=_budget,
+            require_when=("예산", "가격대"),
+        ),
+    ),
+    workers=("menu_recommendation_agent", "restaurant_search_agent"),
+)
+
+MEETING_ROOM = IntentSchema(
+    name="meeting_room_booking",
+    title="회의실 예약",
+    description="시간·인원·필요 장비에 맞는 회의실을 찾아 예약합니다.",
+    keywords=("회의실", "미팅룸", "회의 공간", "회의 장소", "미팅 장소", "회의 잡", "미팅 잡"),
+    slots=(
+        SlotSpec(
+            "datetime", "datetime", "시작 시간", "회의는 언제 시작하나요?", validator=_meeting_time
+        ),
+        SlotSpec(
+            "party_size",
+            "party_size",
+            "참석 인원",
+            "몇 명이 참석하나요?",
+            validator=_between(1, 20, "명", "참석 인원"),
+            normaliser=int,
+        ),
+        SlotSpec(
+            "duration_minutes",
+            "duration",
+            "사용 시간",
+            "회의실은 얼마나 쓰실 건가요?",
+            required=False,
+            validator=_between(10, 480, "분", "사용 시간"),
+            normaliser=int,
+            require_when=("얼마나 쓸",),
+            default=60,
+        ),
+        SlotSpec(
+            "equipment",
+            "equipment",
+            "필요 장비",
+            "필요한 장비(화상회의, 프로젝터, 화이트보드)가 있나요?",
+            required=False,
+            normaliser=_equipment,
+            require_when=("장비",),
+        ),
+    ),
+    workers=("meeting_room_agent",),
+    approval="booking",
+)
+
+GENERAL = IntentSchema(
+    name="general",
+    title="일반 대화",
+    description="정해진 작업이 아닌 대화입니다. 필요한 정보가 없어 바로 답합니다.",
+)
+
+INTENTS: dict[str, IntentSchema] = {i.name: i for i in (LUNCH, MEETING_ROOM, GENERAL)}
+
+
+def register_intent(schema: IntentSchema) -> IntentSchema:
+    """Add an intent (its workers must be registered under the names it lists)."""
+    INTENTS[schema.name] = schema
+    return schema
+
+
+def get_intent(name: str) -> IntentSchema:
+    """The intent called `name`, or `UnknownIntentError`."""
+    if name not in INTENTS:
+        raise UnknownIntentError(name, list(INTENTS))
+    return INTENTS[name]
+
+
+def task_intents() -> list[IntentSchema]:
+    """The intents that do a task (everything but `general`)."""
+    return [i for i in INTENTS.values() if i.name != GENERAL.name]

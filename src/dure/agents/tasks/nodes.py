@@ -1,0 +1,340 @@
+"""The orchestrator's nodes, one function per node (seed 003).
+
+planner → orchestrator → qa_agent (the gate) / wait_user / confirm / worker → … → final_answer.
+Waiting for the user is an `interrupt()` in `wait_user` or `confirm` (one per node, and the
+only thing before it is deterministic), so resuming never repeats an LLM call.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import interrupt
+
+from dure.agent import AgentContext
+from dure.agents.tasks import prompts
+from dure.agents.tasks.detect import detect_intent
+from dure.agents.tasks.extraction import llm_fill
+from dure.agents.tasks.filling import apply_parse
+from dure.agents.tasks.intents import get_intent, task_intents
+from dure.agents.tasks.question import known_values, phrase_question
+from dure.agents.tasks.schema import IntentSchema
+from dure.agents.tasks.slots.parser import parse_slots
+from dure.agents.tasks.slots.when import SEOUL, as_seoul
+from dure.agents.tasks.state import AgentStep, ConversationState, TaskState, new_step
+from dure.agents.tasks.workers import WorkerInput, WorkerResult, get_worker, worker_description
+from dure.events import ErrorEvent, Generating, Planning, Slots, Thinking, emit
+from dure.tags import ANSWER_TAG
+from dure.usage import BudgetExceeded
+
+log = logging.getLogger(__name__)
+
+DONE = ("completed", "cancelled", "failed")
+_CANCEL = re.compile(r"취소|그만\s*(?:할래|하자|해)|안\s*할래|필요\s*없어|됐어")
+_NO = re.compile(r"아니|아뇨|싫어|안\s*(?:해|할)|하지\s*마")
+_YES = frozenset(
+    "네 넵 넹 네네 예 응 웅 어 ㅇㅇ ㅇㅋ 좋아 좋아요 그래 그래요 맞아 맞아요 오케이 ok okay 콜 "
+    "진행 진행해 진행해요 진행해줘 예약 예약해 예약해요 예약해줘".split()
+)
+
+
+def _is_yes(text: str) -> bool:
+    """The reply starts with a yes ("네 예약해 주세요"), not merely with its sound ("어떻게")."""
+    first = re.split(r"[\s,.!~]+", text.strip().lower(), maxsplit=1)[0]
+    return first in _YES
+
+
+def turn_now(ctx: AgentContext) -> datetime:
+    """The present in Asia/Seoul (`ctx.options["now"]` pins it, for tests and benchmarks)."""
+    fixed = ctx.options.get("now")
+    if fixed:
+        return as_seoul(
+            fixed if isinstance(fixed, datetime) else datetime.fromisoformat(str(fixed))
+        )
+    return datetime.now(SEOUL)
+
+
+def _loaded(state: TaskState) -> tuple[ConversationState, IntentSchema, datetime]:
+    conv = ConversationState.from_dict(state.get("conversation"))
+    return conv, get_intent(conv.intent), as_seoul(datetime.fromisoformat(state["now"]))
+
+
+def _with(steps: list[AgentStep], i: int, **changes: Any) -> list[AgentStep]:
+    updated = list(steps)
+    updated[i] = {**steps[i], **changes}  # type: ignore[typeddict-item]
+    return updated
+
+
+async def _fill(
+    conv: ConversationState,
+    schema: IntentSchema,
+    text: str,
+    now: datetime,
+    ctx: AgentContext,
+    expect: list[str],
+) -> None:
+    apply_parse(conv, parse_slots(text, schema, now, expect), schema, now)
+    if (
+        ctx.settings.tasks.llm_extraction
+        and schema.slots
+        and not conv.is_required_slots_filled(now)
+    ):
+        await llm_fill(text, conv, schema, now, ctx.models("fast"))
+
+
+def plan_steps(schema: IntentSchema) -> list[AgentStep]:
+    """qa (the gate) → [confirm] → worker(s) → qa again before the answer (the seed's stage 4)."""
+    steps = [new_step("qa_agent", "qa", "필수 정보 확인")]
+    if schema.approval:
+        steps.append(new_step("confirm", "confirm", "실행 전 확인"))
+    steps += [new_step(name, "worker", worker_description(name)) for name in schema.workers]
+    if schema.workers:
+        steps.append(new_step("qa_agent", "qa", "결과 전달 전 확인"))
+    return steps
+
+
+async def planner(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+    """Detect the intent, start (or continue) its conversation state, parse, plan the steps."""
+    text = state["user_input"]
+    now = as_seoul(datetime.fromisoformat(state["now"]))
+    previous = ConversationState.from_dict(state.get("conversation"))
+    emit(Thinking(step="planner", content="요청을 분석하는 중입니다."))
+    detection = await detect_intent(text, previous.intent or None, now, ctx.models("fast"))
+    schema = get_intent(detection.intent)
+    if detection.how == "continue":
+        # "4명으로 바꿔줘" after a finished task: the same task again, with the change.
+        conv, conv.approvals = previous, {}
+        conv.required_slots += [
+            s for s in schema.required_for(text) if s not in conv.required_slots
+        ]
+        conv.optional_slots = [s for s in conv.optional_slots if s not in conv.required_slots]
+    else:
+        conv = ConversationState.for_intent(schema, text)
+    await _fill(conv, schema, text, now, ctx, expect=[])
+    steps = plan_steps(schema)
+    emit(Thinking(step="planner", content=f"작업: {schema.title} (판단: {detection.how})"))
+    emit(Planning(content=[f"{s['agent_name']}: {s['description']}" for s in steps]))
+    return {
+        "conversation": conv.to_dict(),
+        "steps": steps,
+        "current": None,
+        "question": "",
+        "results": {},
+        "cancelled": False,
+        "answer": "",
+        "sources": [],
+        "last_message": text,
+    }
+
+
+async def orchestrator(state: TaskState) -> dict[str, Any]:
+    """The next step that is not done; completed steps are skipped (never run twice)."""
+    steps = state.get("steps") or []
+    for i, step in enumerate(steps):
+        if step["status"] in DONE:
+            continue
+        skipped = f" · 완료된 단계 {i}개 건너뜀" if i else ""
+        doing = "답변 대기" if step["status"] == "waiting_user" else "다음 단계"
+        emit(Thinking(step="orchestrator", content=f"{doing}: {step['description']}{skipped}"))
+        return {"current": i}
+    return {"current": None}
+
+
+def route(state: TaskState) -> str:
+    """Edge out of the orchestrator."""
+    i = state.get("current")
+    if i is None:
+        return "final_answer"
+    step = state["steps"][i]
+    if step["status"] == "waiting_user":
+        return "wait_user"
+    return {"qa": "qa_agent", "confirm": "confirm", "worker": "worker"}[step["kind"]]
+
+
+async def qa_agent(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+    """The gate: required slots filled → COMPLETED with no LLM call; else one LLM-phrased question."""
+    conv, schema, now = _loaded(state)
+    i, steps = state["current"], state["steps"]
+    missing = conv.get_missing_required_slots(now)  # rules, before any LLM call
+    conv.pending_slots = missing
+    emit(Slots(content=dict(conv.slots), missing=missing))
+    if not missing:
+        emit(Thinking(step="qa_agent", content=prompts.GATE_MESSAGE))
+        final = {
+            "conversation_state": conv.to_dict(),
+            "reason": "required_slots_filled",
+            "agent_name": "qa_agent",
+        }
+        return {
+            "steps": _with(
+                steps, i, status="completed", message=prompts.GATE_MESSAGE, final_data=final
+            ),
+            "conversation": conv.to_dict(),
+            "question": "",
+        }
+    labels = ", ".join(s.label for s in (schema.spec(n) for n in missing) if s)
+    emit(Thinking(step="qa_agent", content=f"빠진 정보({labels})를 묻는 질문을 만드는 중입니다."))
+    q = await phrase_question(
+        conv, schema, missing, ctx.models("fast"), now, state.get("last_message", "")
+    )
+    final = {"pattern": q.pattern, "source": q.source, "missing": missing, "problem": q.problem}
+    return {
+        "steps": _with(steps, i, status="waiting_user", message=q.text, final_data=final),
+        "conversation": conv.to_dict(),
+        "question": q.text,
+    }
+
+
+def _cancelled(steps: list[AgentStep]) -> dict[str, Any]:
+    return {
+        "steps": [
+            {**s, "status": s["status"] if s["status"] in DONE else "cancelled"} for s in steps
+        ],
+        "cancelled": True,
+        "question": "",
+    }
+
+
+async def wait_user(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+    """Wait for the reply (interrupt), then parse it into the slots; the gate checks again."""
+    i, steps = state["current"], state["steps"]
+    asked = steps[i]["final_data"]
+    reply = interrupt(
+        {
+            "question": state["question"],
+            "pattern": asked.get("pattern", "ASK"),
+            "slots": state["conversation"]["slots"],
+            "missing": asked.get("missing", []),
+        }
+    )
+    text, now = str(reply), turn_now(ctx)
+    if _CANCEL.search(text):
+        return _cancelled(steps)
+    conv, schema, _ = _loaded(state)
+    await _fill(conv, schema, text, now, ctx, expect=list(asked.get("missing", [])))
+    return {
+        "steps": _with(steps, i, status="pending"),
+        "conversation": conv.to_dict(),
+        "now": now.isoformat(),
+        "last_message": text,
+        "question": "",
+    }
+
+
+def confirm_summary(conv: ConversationState, schema: IntentSchema, now: datetime) -> str:
+    """`회의실 예약: 3월 6일(목) 오후 2시, 6명, 1시간.`"""
+    parts = [phrase for _, phrase in known_values(conv, schema, now)]
+    for spec in schema.slots:
+        if spec.name not in conv.slots and spec.default is not None:
+            parts.append(f"{spec.label} {spec.display(spec.default)}(기본값)")
+    return f"{schema.title}: {', '.join(parts)}."
+
+
+async def confirm(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+    """CONFIRM before acting (rule-based, no LLM): yes → approved, no → cancelled, a change → re-check."""
+    conv, schema, now = _loaded(state)
+    i, steps = state["current"], state["steps"]
+    key = schema.approval or "approval"
+    if conv.approvals.get(key):
+        return {"steps": _with(steps, i, status="completed", message="승인됨")}
+    question = prompts.CONFIRM_QUESTION.format(summary=confirm_summary(conv, schema, now))
+    if steps[i]["final_data"].get("asked"):
+        question = f"{prompts.CONFIRM_AGAIN} {question}"
+    text = str(
+        interrupt({"question": question, "pattern": "CONFIRM", "slots": conv.slots, "missing": []})
+    )
+    now = turn_now(ctx)
+    before = dict(conv.slots)
+    apply_parse(conv, parse_slots(text, schema, now), schema, now)
+    if conv.slots != before:  # new conditions: the gate checks them, then we confirm again
+        reopened = [
+            {**s, "status": "pending"} if s["kind"] == "qa" and j < i else s
+            for j, s in enumerate(steps)
+        ]
+        return {
+            "steps": reopened,
+            "conversation": conv.to_dict(),
+            "now": now.isoformat(),
+            "last_message": text,
+        }
+    if _CANCEL.search(text) or _NO.search(text):
+        return {**_cancelled(steps), "answer": prompts.DECLINED}
+    if _is_yes(text):
+        conv.approvals[key] = True
+        emit(Thinking(step="confirm", content="확인했습니다. 진행합니다."))
+        return {
+            "steps": _with(steps, i, status="completed", message="승인됨"),
+            "conversation": conv.to_dict(),
+        }
+    return {"steps": _with(steps, i, final_data={"asked": True}), "last_message": text}
+
+
+async def worker(state: TaskState, config: RunnableConfig, *, ctx: AgentContext) -> dict[str, Any]:
+    """Run the step's worker agent with the filled slots and earlier workers' results."""
+    conv, _, now = _loaded(state)
+    i, steps = state["current"], state["steps"]
+    name = steps[i]["agent_name"]
+    emit(Thinking(step=name, content=f"{steps[i]['description']} 중입니다."))
+    earlier = {k: WorkerResult.model_validate(v) for k, v in (state.get("results") or {}).items()}
+    thread = str((config.get("configurable") or {}).get("thread_id", ""))
+    try:
+        result = await get_worker(name)(WorkerInput(conv, now, ctx, thread, earlier))
+        status = "completed"
+    except Exception:  # a worker's failure becomes its result; the answer says so
+        log.exception("worker %s failed", name)
+        result, status = (
+            WorkerResult(ok=False, summary="작업 중 문제가 생겨 결과를 만들지 못했어요."),
+            "failed",
+        )
+    emit(Thinking(step=name, content=" ".join(result.summary.split())))
+    return {
+        "steps": _with(
+            steps, i, status=status, message=result.summary, final_data={"ok": result.ok}
+        ),
+        "results": {**(state.get("results") or {}), name: result.model_dump(mode="json")},
+    }
+
+
+async def final_answer(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+    """The answer: the workers' results phrased by the `smart` model (streamed), or a reply."""
+    emit(Generating(content="답변을 작성하는 중입니다."))
+    if state.get("cancelled"):
+        return {"answer": state.get("answer") or prompts.CANCELLED, "sources": []}
+    conv, schema, now = _loaded(state)
+    model, tagged = ctx.models("smart"), {"tags": [ANSWER_TAG]}
+    if not schema.workers:
+        tasks = ", ".join(i.title for i in task_intents())
+        messages = [
+            SystemMessage(prompts.GENERAL_SYSTEM.format(tasks=tasks)),
+            HumanMessage(state["user_input"]),
+        ]
+        return {"answer": (await model.ainvoke(messages, config=tagged)).text, "sources": []}
+    results = [WorkerResult.model_validate(r) for r in (state.get("results") or {}).values()]
+    summary = "\n".join(r.summary for r in results)
+    conditions = ", ".join(phrase for _, phrase in known_values(conv, schema, now))
+    messages = [
+        SystemMessage(prompts.ANSWER_SYSTEM),
+        HumanMessage(
+            prompts.ANSWER_USER.format(
+                title=schema.title,
+                conditions=conditions,
+                results=summary,
+                request=state["user_input"],
+            )
+        ),
+    ]
+    try:
+        answer = (await model.ainvoke(messages, config=tagged)).text.strip() or summary
+    except BudgetExceeded:
+        raise
+    except Exception as e:  # the results are already known: say them plainly rather than fail
+        log.warning("final answer model failed (%s); answering with the workers' summary", e)
+        emit(ErrorEvent(code="llm_unavailable", content=prompts.MODEL_UNAVAILABLE))
+        answer = summary
+    sources = [s.model_dump(mode="json") for r in results for s in r.sources]
+    return {"answer": answer, "sources": sources}

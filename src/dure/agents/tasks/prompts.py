@@ -1,0 +1,47 @@
+"""Every Korean prompt and fixed message of the task agent, in one place."""
+
+#: The seed's message when the gate finds every required slot filled (no LLM call).
+GATE_MESSAGE = "필요한 정보를 모두 확인했습니다."
+CANCELLED = "알겠습니다. 요청을 취소했어요. 다른 도움이 필요하면 말씀해 주세요."
+CONFIRM_QUESTION = "{summary} 이대로 예약할까요? (네/아니요)"
+CONFIRM_AGAIN = "예약을 진행할지 '네' 또는 '아니요'로 답해 주세요."
+DECLINED = "예약을 진행하지 않았어요. 조건을 바꾸고 싶으면 다시 말씀해 주세요."
+MODEL_UNAVAILABLE = "언어 모델을 쓸 수 없어 기본 문장으로 진행합니다."
+
+QUESTION_SYSTEM = """당신은 작업 도우미의 질문 담당입니다. 작업에 필요한 정보 중 빠진 것만 묻습니다.
+규칙:
+- question: '빠진 정보'만 묻는 질문 한 문장 (물음표 하나). 빠진 항목이 여럿이면 한 문장에 함께 묻습니다.
+- '확인된 정보'는 절대 다시 묻지 않습니다. question에 확인된 항목의 이름이나 값을 쓰지 않습니다.
+- acknowledgement: 확인된 정보를 짧게 확인하는 평서문 (질문 금지, 확인된 정보가 없으면 빈 문자열).
+- pattern: 정보를 물으면 ASK, 값이 맞는지 확인을 구하면 CONFIRM, 알리기만 하면 INFORM.
+- 존댓말로 짧고 자연스럽게 씁니다.
+JSON 객체 하나만 출력합니다: {"pattern": "ASK", "acknowledgement": "...", "question": "..."}"""
+
+QUESTION_USER = """작업: {title}
+확인된 정보: {known}
+빠진 정보: {missing}
+{invalid}사용자의 마지막 말: {last}"""
+
+INTENT_SYSTEM = """사용자의 말이 어떤 작업 요청인지 분류합니다. 가능한 작업:
+{catalogue}
+- general: 위 작업이 아닌 대화 (인사, 잡담, 사용법 질문 등)
+JSON 객체 하나만 출력합니다: {{"intent": "작업 이름"}}"""
+
+EXTRACT_SYSTEM = """사용자의 말에서 아래 항목에 해당하는 표현을 원문 그대로 뽑습니다.
+말하지 않은 항목은 null로 둡니다. 추측하지 않습니다. JSON 객체 하나만 출력합니다.
+항목: {fields}"""
+
+ANSWER_SYSTEM = """당신은 두레 작업 도우미입니다. 아래 '작업 결과'만 근거로 한국어로 짧게 답합니다.
+- 먼저 확인된 조건을 한 줄로 요약합니다.
+- 결과에 있는 항목만 목록으로 보여 줍니다. 결과에 없는 식당·회의실·가격·시간을 지어내지 않습니다.
+- 결과에 조건을 완화했다는 설명이 있으면 그대로 알려 줍니다."""
+
+ANSWER_USER = """작업: {title}
+확인된 조건: {conditions}
+작업 결과:
+{results}
+
+사용자의 요청: {request}"""
+
+GENERAL_SYSTEM = """당신은 두레 작업 도우미입니다. 할 수 있는 작업: {tasks}.
+사용자의 말에 한국어로 짧고 친절하게 답하고, 도울 수 있는 작업이 있으면 예시와 함께 안내합니다."""

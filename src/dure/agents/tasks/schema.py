@@ -1,0 +1,137 @@
+"""The declarative intent schema: which slots an intent needs, how to check and ask for them.
+
+An intent is data — its slots (name, type, required or optional, validator, normaliser,
+question hint) and the worker agents that run once they are filled — so adding one is a new
+`IntentSchema` plus its workers, never new control flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal
+
+from dure.errors import DureError
+
+SlotType = Literal["place", "datetime", "party_size", "cuisine", "budget", "duration", "equipment"]
+#: A validator returns None for a good value, else the reason in Korean (said to the user).
+Validator = Callable[[Any, datetime], str | None]
+Normaliser = Callable[[Any], Any]
+
+#: Words by which a question asks for a slot of each type (used to check the LLM's question).
+ASK_TERMS: dict[str, tuple[str, ...]] = {
+    "place": ("어디", "장소", "위치", "지역", "동네"),
+    "datetime": ("언제", "몇 시", "몇시", "시간", "날짜", "요일", "며칠"),
+    "party_size": ("몇 명", "몇명", "몇 분", "몇분", "인원", "일행"),
+    "cuisine": ("어떤 음식", "음식 종류", "종류", "메뉴"),
+    "budget": ("예산", "가격", "얼마"),
+    "duration": ("얼마나", "몇 시간", "사용 시간", "동안"),
+    "equipment": ("장비", "화상", "프로젝터", "화이트보드"),
+}
+_WEEKDAYS = "월화수목금토일"
+
+
+def _won(amount: int) -> str:
+    return f"{amount:,}원"
+
+
+def _clock(moment: datetime) -> str:
+    half = "오전" if moment.hour < 12 else "오후"
+    hour = moment.hour if moment.hour <= 12 else moment.hour - 12
+    return f"{half} {hour}시" + (f" {moment.minute}분" if moment.minute else "")
+
+
+def display_date(day: date) -> str:
+    """`3월 7일(금)`."""
+    return f"{day.month}월 {day.day}일({_WEEKDAYS[day.weekday()]})"
+
+
+def display_value(slot_type: str, value: Any) -> str:
+    """A slot value as a Korean phrase for questions and answers."""
+    if slot_type == "datetime":
+        moment = datetime.fromisoformat(value)
+        return f"{display_date(moment.date())} {_clock(moment)}"
+    if slot_type == "party_size":
+        return f"{value}명"
+    if slot_type == "budget":
+        low, high = value.get("min"), value.get("max")
+        if low is not None and high is not None:
+            return f"인당 {_won(low)}~{_won(high)}"
+        return f"인당 {_won(high)} 이하" if high is not None else f"인당 {_won(low)} 이상"
+    if slot_type == "duration":
+        hours, minutes = divmod(int(value), 60)
+        return " ".join(
+            p for p in (f"{hours}시간" if hours else "", f"{minutes}분" if minutes else "") if p
+        )
+    if slot_type == "equipment":
+        return ", ".join(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    """One slot of an intent."""
+
+    name: str
+    type: SlotType
+    label: str
+    question: str
+    required: bool = True
+    validator: Validator | None = None
+    normaliser: Normaliser | None = None
+    require_when: tuple[str, ...] = ()
+    default: Any = None
+
+    def normalise(self, value: Any) -> Any:
+        """The canonical form of a parsed value."""
+        return self.normaliser(value) if self.normaliser else value
+
+    def validate(self, value: Any, now: datetime) -> str | None:
+        """None when `value` is acceptable, else the reason (Korean)."""
+        return self.validator(value, now) if self.validator else None
+
+    def display(self, value: Any) -> str:
+        """The value as a Korean phrase."""
+        return display_value(self.type, value)
+
+    @property
+    def ask_terms(self) -> tuple[str, ...]:
+        """Words a question uses when it asks for this slot."""
+        return ASK_TERMS[self.type]
+
+
+@dataclass(frozen=True)
+class IntentSchema:
+    """A task the agent can do: its slots, its worker agents, and an optional approval."""
+
+    name: str
+    title: str
+    slots: tuple[SlotSpec, ...] = ()
+    workers: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    approval: str | None = None
+    description: str = ""
+
+    def spec(self, name: str) -> SlotSpec | None:
+        """The slot called `name`."""
+        return next((s for s in self.slots if s.name == name), None)
+
+    def required_for(self, request: str = "") -> list[str]:
+        """Required slots for a request: the fixed ones plus any the request's words call for."""
+        return [
+            s.name
+            for s in self.slots
+            if s.required or any(word in request for word in s.require_when)
+        ]
+
+    def defaults(self) -> dict[str, Any]:
+        """Values used for slots the user leaves empty."""
+        return {s.name: s.default for s in self.slots if s.default is not None}
+
+
+class UnknownIntentError(DureError, LookupError):
+    """An intent name nobody registered."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"알 수 없는 작업(intent)입니다: {name!r} (사용 가능: {', '.join(known)})")

@@ -1,0 +1,62 @@
+"""Budget per person: "1만원대", "인당 2만 5천 원", "만원 이하", "1~2만원 사이", "총 8만원".
+
+A value is `{"min": won, "max": won}` with either bound left out when not said. "N원대" is the
+band of N ("1만원대" = 10,000–19,999); a plain amount is an upper bound. A total ("총 8만원")
+is divided by the party size when the same utterance gives it, and ignored otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dure.agents.tasks.slots.core import Utterance
+from dure.agents.tasks.slots.numbers import AMOUNT, amount_value
+
+_UPPER = r"이하|이내|안쪽|안으로|까지|미만|아래|넘지\s*않게|넘지\s*않는|안\s*넘게"
+_LOWER = r"이상|넘게|부터|넘어도|초과"
+_RANGE = re.compile(
+    rf"(?P<a>{AMOUNT}|\d+(?:\.\d+)?)\s*원?\s*(?:~|-|에서)\s*(?P<b>{AMOUNT})\s*원(?:\s*(?:사이|선))?"
+)
+_SINGLE = re.compile(
+    rf"(?P<amt>{AMOUNT})\s*(?P<won>원)?(?P<band>대)?\s*(?:(?P<upper>{_UPPER})|(?P<lower>{_LOWER}))?"
+)
+_CONTEXT = re.compile(r"(?:1인당|인당|한\s*명당|1인|각자|예산은?|가격은?|비용은?)\s*$")
+_TOTAL = re.compile(r"(?:총|전체|다\s*해서|합쳐서|모두)\s*$")
+
+
+def _unit_of(amount_text: str) -> int:
+    return 10_000 if "만" in amount_text else 1_000 if "천" in amount_text else 1
+
+
+def _band(amount: int) -> dict[str, int]:
+    unit = 1
+    while amount % (unit * 10) == 0 and unit * 10 <= amount:
+        unit *= 10
+    return {"min": amount, "max": amount + unit - 1}
+
+
+def extract_budget(u: Utterance) -> None:
+    """Budgets (`budget`; a total is recorded as `budget_total`)."""
+    for m in _RANGE.finditer(u.text):
+        low, high = amount_value(m.group("a")), amount_value(m.group("b"))
+        if low is None or high is None:
+            continue
+        if low < 1000:  # "1~2만원": the first number borrows the second one's unit
+            low = int(float(m.group("a")) * _unit_of(m.group("b")))
+        u.add("budget", {"min": low, "max": high}, m.start(), m.end())
+    for m in _SINGLE.finditer(u.text):
+        amount = amount_value(m.group("amt"))
+        before = u.raw[max(0, m.start() - 8) : m.start()]
+        said_money = m.group("won") or m.group("band") or _CONTEXT.search(before)
+        if amount is None or amount < 1000 or not said_money:
+            continue
+        if m.group("band"):
+            value = _band(amount)
+        elif m.group("lower"):
+            value = {"min": amount}
+        else:
+            value = {"max": amount}
+        kind = "budget_total" if _TOTAL.search(before) else "budget"
+        per_person = _CONTEXT.search(before)  # claimed too: "1인" of "1인 1.5만원" is no party size
+        start = m.start() - len(before) + per_person.start() if per_person else m.start()
+        u.add(kind, value, start, m.end())

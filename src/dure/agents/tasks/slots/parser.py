@@ -1,0 +1,112 @@
+"""The rule-based slot parser: one utterance → the slot values it states (no LLM).
+
+`extract` runs every extractor in a fixed order on a working copy of the text: numbers that
+are never slots are blanked first, then dates and times, durations, money, keywords, people and
+places, each claiming what it read. `parse_slots` keeps the slots a given intent declares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from typing import TYPE_CHECKING, Any
+
+from dure.agents.tasks.slots.core import Utterance, mask_distractors
+from dure.agents.tasks.slots.keywords import EQUIPMENT, extract_keywords
+from dure.agents.tasks.slots.money import extract_budget
+from dure.agents.tasks.slots.people import extract_party
+from dure.agents.tasks.slots.place import extract_places
+from dure.agents.tasks.slots.when import (
+    as_seoul,
+    extract_dates,
+    extract_durations,
+    extract_times,
+    resolve,
+)
+
+if TYPE_CHECKING:
+    from dure.agents.tasks.schema import IntentSchema
+
+#: Where a date without a time is kept until the time arrives (for the `datetime` slot).
+PARTIAL_DATE = "date"
+
+
+def extract(text: str, now: datetime, expect: Iterable[str] = ()) -> Utterance:
+    """Every mention in `text`; `expect` (slot types) lets a bare reply fill what was asked."""
+    expected = set(expect)
+    u = Utterance(text)
+    mask_distractors(u)
+    extract_times(u)
+    extract_dates(u, now)
+    extract_durations(u)
+    extract_budget(u)
+    extract_keywords(u)
+    extract_party(u, expected="party_size" in expected)
+    extract_places(u, expected="place" in expected)
+    return u
+
+
+@dataclass
+class ParseResult:
+    """What one utterance says about an intent's slots.
+
+    `slots` is the stateless reading (a time alone is its next occurrence); `day` and `at` are
+    the raw date and time, so a conversation can combine "내일" now with "12시" later.
+    `cleared` are slots the user negated without giving another value ("한식 말고").
+    """
+
+    slots: dict[str, Any] = field(default_factory=dict)
+    day: date | None = None
+    at: time | None = None
+    cleared: list[str] = field(default_factory=list)
+
+
+def _budget(u: Utterance, party: int | None) -> dict[str, int] | None:
+    picked = u.pick("budget")
+    if picked is not None:
+        return picked.value
+    total = u.pick("budget_total")
+    if total is None or not party:
+        return None
+    return {k: v // party for k, v in total.value.items()}
+
+
+def _value(u: Utterance, slot_type: str, party: int | None) -> Any:
+    if slot_type == "budget":
+        return _budget(u, party)
+    if slot_type == "equipment":
+        kept = {m.value for m in u.of("equipment") if not m.negated}
+        return [name for name in EQUIPMENT if name in kept] or None
+    picked = u.pick(slot_type)
+    return picked.value if picked else None
+
+
+def parse_slots(
+    text: str, intent: IntentSchema, now: datetime, expect: Iterable[str] = ()
+) -> ParseResult:
+    """The slots of `intent` stated in `text`, normalised, against `now` (Asia/Seoul)."""
+    now = as_seoul(now)
+    types = {spec.name: spec.type for spec in intent.slots}
+    u = extract(text, now, (types.get(name, name) for name in expect))
+    party_pick = u.pick("party_size")
+    party = party_pick.value if party_pick else None
+    result = ParseResult()
+    for spec in intent.slots:
+        if spec.type == "datetime":
+            day, at = u.pick("date"), u.pick("time")
+            result.day, result.at = (day.value if day else None), (at.value if at else None)
+            full = resolve(result.day, result.at, now)
+            if full is not None:
+                result.slots[spec.name] = full.isoformat()
+            elif result.day is not None:
+                result.slots[PARTIAL_DATE] = result.day.isoformat()
+            elif u.only_negated("date") or u.only_negated("time"):
+                result.cleared.append(spec.name)
+            continue
+        value = _value(u, spec.type, party)
+        if value is not None:
+            result.slots[spec.name] = spec.normalise(value)
+        elif u.only_negated(spec.type):
+            result.cleared.append(spec.name)
+    return result

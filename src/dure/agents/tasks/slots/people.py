@@ -1,0 +1,62 @@
+"""Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명"."""
+
+from __future__ import annotations
+
+import re
+
+from dure.agents.tasks.slots.core import Utterance
+from dure.agents.tasks.slots.numbers import COUNT, NATIVE, alternation, count_value
+
+_ME = r"(?:나|저|본인)"
+_INCLUDING = re.compile(
+    rf"{_ME}\s*(?:포함(?:해서)?|까지(?:\s*해서)?)\s*(?:총\s*)?(?P<n>{COUNT})\s*(?:명|분|인)"
+)
+_BESIDES = re.compile(rf"{_ME}\s*(?:빼고|말고|제외하고)\s*(?P<n>{COUNT})\s*(?:명|분)(?:\s*더)?")
+# "나랑 친구 둘", "저하고 동료 2명": the people named come on top of the speaker.
+_WITH_ME = re.compile(
+    rf"{_ME}\s*(?:랑|이랑|하고|와)\s*(?:친구|동료|팀원|후배|선배|동기|가족|직원)들?\s*"
+    rf"(?P<n>{COUNT})(?:\s*(?:명|분)|(?![가-힣]))"
+)
+_ALONE = re.compile(r"혼자|혼밥")
+_COUNTER = re.compile(
+    rf"(?<![가-힣\d])(?P<n>{COUNT})(?:\s*[~-]\s*(?P<n2>{COUNT}))?\s*(?P<c>명|분|인)(?!분|당|용|\s*더)"
+)
+# A digit before 분 is minutes unless the words after it are about people ("3분이서").
+_PEOPLE_AFTER_BUN = re.compile(r"이서|이요|이에요|입니다|께서|이\s")
+_PAIR_WORDS = alternation(k for k in NATIVE if len(k) > 1 or k in ("둘", "셋", "넷", "열"))
+_PAIR = re.compile(
+    rf"(?:우리\s*(?P<w1>둘|셋|넷|다섯)(?![가-힣]))"
+    rf"|(?<![가-힣])(?P<w2>{_PAIR_WORDS})이(?:서|서요|요|에요|야)?"
+    r"(?=\s*$|[\s,.!?]|\s*(?:먹|가|갈|점심|밥|식사|만|서))"
+    r"|(?<![가-힣])(?P<w3>둘|셋|넷)(?=\s*$|\s*[,.!?])"
+)
+_BARE = re.compile(rf"^\s*(?P<n>{COUNT})\s*(?:명|분|인)?\s*(?:이요|요|이에요|입니다)?\s*[.!]?\s*$")
+
+
+def extract_party(u: Utterance, *, expected: bool = False) -> None:
+    """Party sizes (`party_size`); `expected` accepts a bare number as the answer."""
+    for m in _INCLUDING.finditer(u.text):
+        u.add("party_size", count_value(m.group("n")), m.start(), m.end())
+    for pattern in (_BESIDES, _WITH_ME):
+        for m in pattern.finditer(u.text):
+            n = count_value(m.group("n"))
+            u.add("party_size", n + 1 if n else None, m.start(), m.end())
+    for m in _ALONE.finditer(u.text):
+        u.add("party_size", 1, m.start(), m.end())
+    for m in _COUNTER.finditer(u.text):
+        n = m.group("n")
+        if m.group("c") == "분" and n.isdigit() and not _PEOPLE_AFTER_BUN.match(u.raw, m.end()):
+            continue
+        if m.group("c") == "인" and not n.isdigit():
+            continue
+        values = [count_value(n), count_value(m.group("n2") or "")]
+        u.add("party_size", max(v for v in values if v), m.start(), m.end())
+    for m in _PAIR.finditer(u.text):
+        u.add(
+            "party_size",
+            count_value(m.group("w1") or m.group("w2") or m.group("w3")),
+            m.start(),
+            m.end(),
+        )
+    if expected and not u.of("party_size") and (m := _BARE.match(u.text)):
+        u.add("party_size", count_value(m.group("n")), m.start(), m.end())

@@ -1,0 +1,75 @@
+"""Places: a gazetteer of names and aliases (package data), then place-like phrases.
+
+"을지로에서" → "을지로", "강남역 근처" → "강남", "을지로입구역" → "을지로". A name outside the
+gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역 ("서면에서" → "서면");
+words that are not places (회사, 집, 여기 …) never are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib.resources import files
+
+from dure.agents.tasks.slots.core import Utterance
+from dure.agents.tasks.slots.keywords import VOCABULARY
+
+_NOT_PLACES = frozenset(
+    "회사 사무실 여기 거기 저기 이곳 그곳 근처 우리 동네 지하철 버스 식당 맛집 가게 출구 입구 학교 "
+    "카페 본사 건물 사옥 사거리 오늘 내일 모레 점심 저녁 아침 회의실 미팅룸 창가 자리 다른데 아무데나 "
+    "어디 어디든 거기서 그쪽 이쪽 저쪽 집앞 회사앞 정문 후문 주차장 그냥 역시".split()
+)
+_PARTICLE_AFTER = r"(?:역)?\s*(?:에서|근처|부근|인근|쪽|주변|앞)"
+_LOOSE = re.compile(rf"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{{2,8}}?){_PARTICLE_AFTER}")
+_STATION = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,6})역(?![가-힣])")
+_BARE = re.compile(
+    r"^\s*(?P<name>[가-힣A-Za-z]{2,10}?)(?:역)?\s*"
+    r"(?:이요|요|이에요|예요|입니다|에서요|에서|으로요|로요|으로|로|쪽|근처)?\s*[.!]?\s*$"
+)
+
+
+@lru_cache(maxsize=1)
+def gazetteer() -> dict[str, str]:
+    """Every known name and alias → its canonical place (`"강남역"` → `"강남"`)."""
+    data = json.loads(files("dure").joinpath("data/places.json").read_text(encoding="utf-8"))
+    names: dict[str, str] = {}
+    for canonical, aliases in data["places"].items():
+        names[canonical] = canonical
+        for alias in aliases:
+            names[alias] = canonical
+    return names
+
+
+@lru_cache(maxsize=1)
+def _gazetteer_re() -> re.Pattern[str]:
+    words = sorted(gazetteer(), key=len, reverse=True)
+    alternatives = "|".join(r"\s*".join(map(re.escape, w.split())) for w in words)
+    return re.compile(rf"(?<![가-힣A-Za-z])(?:{alternatives})(?:역)?")
+
+
+def canonical_place(name: str) -> str:
+    """The canonical name of a place (`"을지로입구역"` → `"을지로"`), else the name without 역."""
+    compact = re.sub(r"\s+", " ", name.strip())
+    known = gazetteer()
+    if compact in known:
+        return known[compact]
+    stripped = re.sub(r"역$", "", compact)
+    return known.get(stripped, stripped)
+
+
+def _is_place(name: str) -> bool:
+    return len(name) >= 2 and name not in _NOT_PLACES and name.lower() not in VOCABULARY
+
+
+def extract_places(u: Utterance, *, expected: bool = False) -> None:
+    """Places (`place`); `expected` accepts a bare name as the answer ("합정이요")."""
+    for m in _gazetteer_re().finditer(u.text):
+        u.add("place", canonical_place(m.group(0)), m.start(), m.end())
+    for pattern in (_LOOSE, _STATION):
+        for m in pattern.finditer(u.text):
+            if _is_place(m.group("name")):
+                u.add("place", canonical_place(m.group("name")), m.start(), m.end())
+    if expected and not u.of("place") and (m := _BARE.match(u.text)):
+        if _is_place(m.group("name")):
+            u.add("place", canonical_place(m.group("name")), m.start(), m.end())

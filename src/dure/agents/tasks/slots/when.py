@@ -1,0 +1,159 @@
+"""Dates, times and durations, resolved against a given "now" in Asia/Seoul.
+
+Rules (no LLM): 오늘/내일/모레/글피; 이번 주·다음 주 + 요일 (weeks start on Monday; "이번 주
+월요일" already past means next week's); a bare 요일 is its next occurrence (today included);
+"3월 7일". Times: "12시 반", "12시 30분", "12:30", "정오", "오후 1시"; without 오전/오후 an
+hour from 1 to 6 is afternoon. "점심" alone is no time. "10시부터 12시까지" is a start and a
+duration. A time without a date is today if still ahead of now, otherwise tomorrow.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta, timezone
+
+from dure.agents.tasks.slots.core import Utterance
+from dure.agents.tasks.slots.numbers import NATIVE, alternation
+
+#: Asia/Seoul (no daylight saving since 1988, so a fixed offset is exact).
+SEOUL = timezone(timedelta(hours=9), "Asia/Seoul")
+
+_PM = {"오후", "저녁", "밤"}
+_AM = {"오전", "아침", "새벽"}
+# "점심 11시 50분" is before noon and "점심 1시" after: these read like a bare hour.
+_MIDDAY = {"점심", "낮"}
+_HOURS = alternation(k for k, v in NATIVE.items() if v <= 12)
+_MER = alternation(_PM | _AM | _MIDDAY)
+TIME = re.compile(
+    rf"(?:(?P<mer>{_MER})\s*)?"
+    rf"(?:(?P<h>\d{{1,2}}|{_HOURS})\s*시(?!간)(?:\s*(?P<half>반)|\s*(?P<min>\d{{1,2}})\s*분(?!\s*(?:동안|뒤|후|전)))?"
+    r"|(?P<hh>\d{1,2}):(?P<mm>[0-5]\d)"
+    r"|(?P<noon>정오))"
+)
+_RANGE_SEP = re.compile(r"\s*(부터|~|-|에서)\s*$")
+_RANGE_END = re.compile(r"\s*(까지|사이)")
+_TO = re.compile(r"\s*(?:으로|로)(?![가-힣])")
+
+_RELATIVE = {"오늘": 0, "금일": 0, "내일모레": 2, "내일": 1, "모레": 2, "글피": 3}
+_WEEKDAYS = "월화수목금토일"
+DATE = re.compile(
+    rf"(?P<rel>{alternation(_RELATIVE)}|낼(?=\s|$|[,.]))"
+    r"|(?P<wk>이번\s*주|금주|다다음\s*주|다음\s*주|담주|차주)?\s*(?P<wd>[월화수목금토일])(?:요일|욜)"
+    r"|(?:(?P<y>\d{4})\s*년\s*)?(?P<mo>\d{1,2})\s*월\s*(?P<d>\d{1,2})\s*일"
+)
+DURATION = re.compile(
+    rf"(?P<h>\d{{1,2}}|{_HOURS})\s*시간(?:\s*(?P<half>반)|\s*(?P<hm>\d{{1,2}})\s*분)?"
+    r"|(?P<m>\d{1,3})\s*분"
+)
+_WEEK_OFFSET = {"이번주": 0, "금주": 0, "다음주": 7, "담주": 7, "차주": 7, "다다음주": 14}
+
+
+def _hour(token: str) -> int:
+    return int(token) if token.isdigit() else NATIVE[token]
+
+
+def to_24h(hour: int, meridiem: str | None) -> int:
+    """The hour on a 24-hour clock; bare 1–6 o'clock means the afternoon."""
+    if meridiem in _PM:
+        return hour if hour >= 12 else hour + 12
+    if meridiem in _AM:
+        return 0 if hour == 12 else hour
+    return hour + 12 if 1 <= hour <= 6 else hour
+
+
+def _time_of(m: re.Match[str]) -> time | None:
+    if m.group("noon"):
+        return time(12, 0)
+    if m.group("hh"):
+        hour, minute = int(m.group("hh")), int(m.group("mm"))
+        hour = to_24h(hour, m.group("mer")) if hour <= 12 else hour
+    else:
+        hour = to_24h(_hour(m.group("h")), m.group("mer"))
+        minute = 30 if m.group("half") else int(m.group("min") or 0)
+    if hour > 23 or minute > 59:
+        return None
+    return time(hour, minute)
+
+
+def _minutes(t: time) -> int:
+    return t.hour * 60 + t.minute
+
+
+def extract_times(u: Utterance) -> None:
+    """Times (`time`) and time ranges (`time` + `duration`)."""
+    found = [(m, _time_of(m)) for m in TIME.finditer(u.text)]
+    found = [(m, t) for m, t in found if t is not None]
+    i = 0
+    while i < len(found):
+        m, start = found[i]
+        if i + 1 < len(found):
+            m2, end = found[i + 1]
+            sep = _RANGE_SEP.match(u.text[m.end() : m2.start()])
+            closes = _RANGE_END.match(u.text, m2.end())
+            if sep and not _TO.match(u.text, m2.end()) and (sep.group(1) != "에서" or closes):
+                if _minutes(end) <= _minutes(start) and end.hour < 12:
+                    end = time(end.hour + 12, end.minute)
+                stop = closes.end() if closes else m2.end()
+                u.add("time", start, m.start(), m2.end())
+                u.add("duration", _minutes(end) - _minutes(start), m2.start(), stop)
+                i += 2
+                continue
+        u.add("time", start, m.start(), m.end())
+        i += 1
+
+
+def _weekday_date(today: date, week: str | None, weekday: str) -> date:
+    idx = _WEEKDAYS.index(weekday)
+    if week is None:
+        return today + timedelta(days=(idx - today.weekday()) % 7)
+    monday = today - timedelta(days=today.weekday())
+    day = monday + timedelta(days=_WEEK_OFFSET[re.sub(r"\s+", "", week)] + idx)
+    return day + timedelta(days=7) if day < today else day
+
+
+def extract_dates(u: Utterance, now: datetime) -> None:
+    """Dates (`date`)."""
+    today = now.date()
+    for m in DATE.finditer(u.text):
+        if m.group("rel"):
+            day = today + timedelta(days=_RELATIVE.get(m.group("rel"), 1))
+        elif m.group("wd"):
+            day = _weekday_date(today, m.group("wk"), m.group("wd"))
+        else:
+            try:
+                day = date(int(m.group("y") or today.year), int(m.group("mo")), int(m.group("d")))
+            except ValueError:  # "2월 30일"
+                continue
+            if not m.group("y") and day < today:
+                day = day.replace(year=day.year + 1)
+        u.add("date", day, m.start(), m.end())
+
+
+def extract_durations(u: Utterance) -> None:
+    """How long (`duration`, minutes): "1시간 반", "30분", "두 시간"."""
+    for m in DURATION.finditer(u.text):
+        if m.group("h"):
+            minutes = _hour(m.group("h")) * 60 + (
+                30 if m.group("half") else int(m.group("hm") or 0)
+            )
+        else:
+            minutes = int(m.group("m"))
+        u.add("duration", minutes, m.start(), m.end())
+
+
+def resolve(day: date | None, at: time | None, now: datetime) -> datetime | None:
+    """A full date-time: a time without a date is its next occurrence after `now`."""
+    if at is None:
+        return None
+    if day is None:
+        day = (
+            now.date()
+            if at >= now.time().replace(second=0, microsecond=0)
+            else now.date() + timedelta(days=1)
+        )
+    return datetime.combine(day, at, tzinfo=SEOUL)
+
+
+def as_seoul(moment: datetime) -> datetime:
+    """`moment` in Asia/Seoul (naive values are taken as Seoul time)."""
+    return moment.replace(tzinfo=SEOUL) if moment.tzinfo is None else moment.astimezone(SEOUL)

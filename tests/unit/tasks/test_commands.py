@@ -1,0 +1,66 @@
+"""`dure slots parse` through Typer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from dure.agents.tasks.commands import register
+
+NOW = "2025-03-05T10:00:00+09:00"
+
+
+def app() -> typer.Typer:
+    root = typer.Typer()
+    root.command("noop")(lambda: None)
+    register(root)
+    return root
+
+
+def test_parse_one_utterance_as_json() -> None:
+    result = CliRunner().invoke(
+        app(),
+        [
+            "slots",
+            "parse",
+            "을지로에서 2명, 12시 반",
+            "--intent",
+            "lunch_recommendation",
+            "--now",
+            NOW,
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {
+        "intent": "lunch_recommendation",
+        "slots": {"location": "을지로", "datetime": "2025-03-05T12:30:00+09:00", "party_size": 2},
+    }
+
+
+def test_rejected_values_are_reported_with_the_reason() -> None:
+    result = CliRunner().invoke(app(), ["slots", "parse", "부산에서 50명", "--now", NOW, "--json"])
+    data = json.loads(result.output)
+    assert set(data["invalid"]) == {"location", "party_size"}
+
+
+def test_input_file_answers_each_line(tmp_path: Path) -> None:
+    lines = [
+        {"id": "a", "utterance": "내일 12시 강남 3명", "now": NOW},
+        {"id": "b", "utterance": "회의실 4명 3시부터 5시까지", "now": NOW},
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\nnot json\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app(), ["slots", "parse", "--input", str(path)])
+    answers = [json.loads(line) for line in result.output.splitlines()]
+    assert [a["id"] for a in answers] == ["a", "b", 3]
+    assert answers[0]["slots"]["datetime"] == "2025-03-06T12:00:00+09:00"
+    assert answers[1]["intent"] == "meeting_room_booking"
+    assert answers[1]["slots"]["duration_minutes"] == 120
+    assert "error" in answers[2]

@@ -1,0 +1,195 @@
+"""The rule-based Korean slot parser (no LLM)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dure.agents.tasks.intents import LUNCH, MEETING_ROOM, get_intent
+from dure.agents.tasks.slots.parser import parse_slots
+
+WED = datetime.fromisoformat("2025-03-05T10:00:00+09:00")
+DEV_SET = Path(__file__).parents[2] / "data" / "slots_dev.jsonl"
+
+
+def lunch(text: str, now: datetime = WED, expect: tuple[str, ...] = ()) -> dict[str, Any]:
+    return parse_slots(text, LUNCH, now, expect).slots
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("을지로에서 2명", "을지로"),
+        ("강남역 근처", "강남"),
+        ("을지로입구역 앞", "을지로"),
+        ("종로 3가에서", "종로"),
+        ("서면에서", "서면"),
+    ],
+)
+def test_place_without_particles(text: str, place: str) -> None:
+    assert lunch(text)["location"] == place
+
+
+def test_words_that_are_not_places() -> None:
+    assert "location" not in lunch("회사 근처에서 2명")
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("오늘 점심", "2025-03-05"),
+        ("내일 점심", "2025-03-06"),
+        ("모레 점심", "2025-03-07"),
+        ("이번 주 금요일 점심", "2025-03-07"),
+        ("다음주 화요일 점심", "2025-03-11"),
+        ("금요일 점심", "2025-03-07"),
+    ],
+)
+def test_dates_against_now(text: str, day: str) -> None:
+    assert lunch(text) == {"date": day}
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        ("12시 반", "12:30"),
+        ("12시 30분", "12:30"),
+        ("오후 1시", "13:00"),
+        ("정오", "12:00"),
+        ("1시", "13:00"),
+        ("오전 11시", "11:00"),
+        ("12:45", "12:45"),
+    ],
+)
+def test_times(text: str, clock: str) -> None:
+    assert lunch(text)["datetime"] == f"2025-03-05T{clock}:00+09:00"
+
+
+def test_lunch_alone_is_no_time() -> None:
+    assert lunch("점심에 을지로") == {"location": "을지로"}
+
+
+def test_a_time_already_past_today_means_tomorrow() -> None:
+    sunday_evening = datetime.fromisoformat("2025-03-09T20:00:00+09:00")
+    assert lunch("12시", sunday_evening)["datetime"] == "2025-03-10T12:00:00+09:00"
+
+
+def test_this_weeks_day_already_past_rolls_to_next_week() -> None:
+    sunday = datetime.fromisoformat("2025-03-09T20:00:00+09:00")
+    assert lunch("이번 주 금요일 점심", sunday) == {"date": "2025-03-14"}
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("2명", 2),
+        ("두 명", 2),
+        ("둘이서", 2),
+        ("혼자", 1),
+        ("나 포함 4명", 4),
+        ("나 빼고 3명", 4),
+        ("세 분", 3),
+        ("2~3명", 3),
+        ("4인 테이블", 4),
+    ],
+)
+def test_party_size(text: str, size: int) -> None:
+    assert lunch(text)["party_size"] == size
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [
+        ("1만원대", {"min": 10000, "max": 19999}),
+        ("인당 2만 5천 원", {"max": 25000}),
+        ("만원 이하", {"max": 10000}),
+        ("3만원 이상", {"min": 30000}),
+        ("1~2만원 사이", {"min": 10000, "max": 20000}),
+        ("총 8만원으로 4명", {"max": 20000}),
+    ],
+)
+def test_budget_per_person(text: str, budget: dict[str, int]) -> None:
+    assert lunch(text)["budget_per_person"] == budget
+
+
+def test_cuisine_from_dishes() -> None:
+    assert lunch("초밥 먹고 싶어")["cuisine"] == "일식"
+    assert lunch("짬뽕")["cuisine"] == "중식"
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("아 3명 말고 4명", "party_size", 4),
+        ("2명에서 3명으로 바꿀게", "party_size", 3),
+        ("4명이 아니라 5명이에요", "party_size", 5),
+        ("을지로 말고 종로로", "location", "종로"),
+        ("한식 말고 일식", "cuisine", "일식"),
+        ("12시 말고 1시", "datetime", "2025-03-05T13:00:00+09:00"),
+    ],
+)
+def test_corrections_keep_the_last_value(text: str, slot: str, value: Any) -> None:
+    assert lunch(text)[slot] == value
+
+
+def test_a_negation_alone_clears_the_slot() -> None:
+    result = parse_slots("한식 말고", LUNCH, WED)
+    assert result.slots == {}
+    assert result.cleared == ["cuisine"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2호선 타고 을지로",
+        "3시간 뒤에 을지로",
+        "1번 출구 앞 을지로",
+        "도보 5분 거리 을지로",
+        "2인분 주문되는 을지로",
+        "3층 식당 을지로",
+    ],
+)
+def test_numbers_that_are_not_slots(text: str) -> None:
+    assert lunch(text) == {"location": "을지로"}
+
+
+def test_a_bare_reply_fills_the_slot_that_was_asked() -> None:
+    assert lunch("3", expect=("party_size",)) == {"party_size": 3}
+    assert lunch("3") == {}
+    assert lunch("망원동이요", expect=("location",)) == {"location": "망원"}
+
+
+def test_only_the_intents_slots_are_returned() -> None:
+    text = "내일 2시부터 4시까지 회의실 6명 을지로 한식"
+    assert parse_slots(text, MEETING_ROOM, WED).slots == {
+        "datetime": "2025-03-06T14:00:00+09:00",
+        "party_size": 6,
+        "duration_minutes": 120,
+    }
+
+
+def test_equipment_is_a_list_in_a_fixed_order() -> None:
+    slots = parse_slots("프로젝터랑 줌 되는 방", MEETING_ROOM, WED).slots
+    assert slots == {"equipment": ["화상회의", "프로젝터"]}
+
+
+def test_dev_set_meets_the_targets() -> None:
+    rows = [json.loads(line) for line in DEV_SET.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 120
+    exact = tp = fp = fn = 0
+    for row in rows:
+        got = parse_slots(
+            row["utterance"], get_intent(row["intent"]), datetime.fromisoformat(row["now"])
+        ).slots
+        gold = row["slots"]
+        exact += got == gold
+        tp += sum(1 for k in gold if got.get(k) == gold[k])
+        fp += sum(1 for k in got if gold.get(k) != got[k])
+        fn += sum(1 for k in gold if got.get(k) != gold[k])
+    f1 = 2 * tp / (2 * tp + fp + fn)
+    assert f1 >= 0.95
+    assert exact / len(rows) >= 0.85
