@@ -1,0 +1,216 @@
+"""OpenAI-compatible API: `GET /v1/models` (one model per agent) and `POST /v1/chat/completions`
+(with and without `stream`, in OpenAI's chunk format), so OpenAI SDKs and chat front ends work.
+
+Which thread a request continues: the `X-Dure-Thread` header (an existing thread of the key),
+else the `user` field (a name for the key's thread, created on first use), else the thread whose
+conversation so far matches the messages sent (clients that resend the whole history), else a
+new thread. The answer carries the thread id in the `X-Dure-Thread` response header.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from dure.agents import agent_names
+from dure.events import Done, Token
+from dure.server.database import IntegrityError
+from dure.server.deps import Owner, SettingsDep, StoreDep, TurnsDep
+from dure.server.routes.threads import check_message, start_turn
+from dure.server.sse import frame, sse_response
+from dure.server.store import Store, Thread
+
+router = APIRouter(prefix="/v1", tags=["openai"])
+
+MODEL_PREFIX = "dure-"
+
+
+class ChatMessage(BaseModel):
+    """One message as OpenAI clients send it (text content or text parts)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        """The message's text (image and other parts ignored)."""
+        if isinstance(self.content, list):
+            return "".join(p.get("text", "") for p in self.content if p.get("type") == "text")
+        return self.content or ""
+
+
+class StreamOptions(BaseModel):
+    """OpenAI's `stream_options`."""
+
+    include_usage: bool = False
+
+
+class ChatRequest(BaseModel):
+    """The fields of an OpenAI chat-completion request Dure uses (others are accepted)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    user: str | None = Field(None, max_length=200)
+
+
+def _agent_of(model: str) -> str:
+    name = model.removeprefix(MODEL_PREFIX)
+    if name not in agent_names():
+        models = ", ".join(MODEL_PREFIX + n for n in agent_names())
+        raise HTTPException(404, f"알 수 없는 모델입니다: {model} (사용 가능: {models})")
+    return name
+
+
+def _digest(agent: str, messages: list[tuple[str, str]]) -> str:
+    """A conversation's fingerprint: its user and assistant turns, whitespace-normalised."""
+    norm = [(r, " ".join(c.split())) for r, c in messages if r in ("user", "assistant")]
+    return hashlib.sha256(json.dumps([agent, norm], ensure_ascii=False).encode()).hexdigest()
+
+
+async def _thread_for(
+    request: Request, body: ChatRequest, store: Store, owner: str, agent: str
+) -> Thread:
+    header = request.headers.get("x-dure-thread")
+    if header:
+        thread = await store.thread(owner, header)
+        if thread is None:
+            raise HTTPException(404, "대화를 찾을 수 없습니다.")
+        if thread.agent != agent:
+            raise HTTPException(
+                400, f"이 대화의 에이전트는 {thread.agent}입니다 (model: {MODEL_PREFIX}{agent})."
+            )
+        return thread
+    if body.user:
+        thread = await store.thread_by_alias(owner, body.user)
+        if thread and thread.agent == agent:
+            return thread
+        if thread:
+            raise HTTPException(
+                400, f"user {body.user!r}의 대화는 {thread.agent} 에이전트를 씁니다."
+            )
+        try:
+            return await store.create_thread(owner, agent, "", {}, alias=body.user)
+        except IntegrityError:  # a concurrent first request created it: continue that one
+            return await _thread_for(request, body, store, owner, agent)
+    history = [(m.role, m.text()) for m in body.messages[:-1]]
+    if any(r == "assistant" for r, _ in history):
+        found = await store.conversation(owner, _digest(agent, history))
+        thread = await store.thread(owner, found) if found else None
+        if thread:
+            return thread
+    return await store.create_thread(owner, agent, "", {})
+
+
+def _usage(done: Done) -> dict[str, int]:
+    u = done.usage
+    return {
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "total_tokens": u.prompt_tokens + u.completion_tokens,
+    }
+
+
+def _rest(streamed: str, answer: str) -> str:
+    """What the final answer adds to the tokens already streamed."""
+    if not streamed:
+        return answer
+    if answer.startswith(streamed):
+        return answer[len(streamed) :]
+    return "" if answer == streamed else f"\n\n{answer}"
+
+
+@router.get("/models", summary="모델 목록 (에이전트마다 하나)")
+async def list_models(owner: Owner) -> dict[str, Any]:
+    """One model per agent, named `dure-<agent>`."""
+    return {
+        "object": "list",
+        "data": [
+            {"id": MODEL_PREFIX + n, "object": "model", "created": 0, "owned_by": "dure"}
+            for n in agent_names()
+        ],
+    }
+
+
+@router.post("/chat/completions", summary="채팅 완성 (OpenAI 호환)")
+async def chat_completions(
+    body: ChatRequest,
+    request: Request,
+    owner: Owner,
+    store: StoreDep,
+    turns: TurnsDep,
+    settings: SettingsDep,
+) -> Any:
+    """Answer the last user message on the chosen thread, as OpenAI would (also streamed)."""
+    agent = _agent_of(body.model)
+    last = body.messages[-1]
+    if last.role != "user":
+        raise HTTPException(400, "마지막 메시지는 사용자(user) 메시지여야 합니다.")
+    thread = await _thread_for(request, body, store, owner, agent)
+    running = await start_turn(turns, thread, check_message(settings, last.text()))
+    base = {"id": f"chatcmpl-{running.turn.id}", "created": int(time.time()), "model": body.model}
+    headers = {"X-Dure-Thread": thread.id}
+    conversation = [(m.role, m.text()) for m in body.messages]
+
+    async def remember(answer: str) -> None:
+        digest = _digest(agent, [*conversation, ("assistant", answer)])
+        await store.remember_conversation(owner, digest, thread.id)
+
+    def extra(done: Done) -> dict[str, Any]:
+        sources = [s.model_dump(mode="json") for s in done.sources]
+        return {"thread_id": thread.id, "sources": sources, "waiting": done.waiting}
+
+    if body.stream:
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
+
+        def chunk(delta: dict[str, Any], finish: Literal["stop"] | None = None) -> str:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return frame({**base, "object": "chat.completion.chunk", "choices": [choice]})
+
+        async def frames() -> Any:
+            yield chunk({"role": "assistant", "content": ""})
+            streamed = ""
+            async for event in running.events():
+                if isinstance(event, Token) and event.content:
+                    streamed += event.content
+                    yield chunk({"content": event.content})
+                elif isinstance(event, Done):
+                    if rest := _rest(streamed, event.content or ""):
+                        yield chunk({"content": rest})
+                    await remember(event.content or "")
+                    final = {**base, "object": "chat.completion.chunk", "dure": extra(event)}
+                    final["choices"] = [{"index": 0, "delta": {}, "finish_reason": "stop"}]
+                    yield frame(final)
+                    if include_usage:
+                        usage = {**base, "object": "chat.completion.chunk", "choices": []}
+                        yield frame({**usage, "usage": _usage(event)})
+            yield frame("[DONE]")
+
+        return sse_response(frames(), headers)
+    done: Done | None = None
+    async for event in running.events():
+        if isinstance(event, Done):
+            done = event
+    assert done is not None  # `RunningTurn.events` always ends with `done`
+    await remember(done.content or "")
+    message = {"role": "assistant", "content": done.content or ""}
+    return JSONResponse(
+        {
+            **base,
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": _usage(done),
+            "dure": extra(done),
+        },
+        headers=headers,
+    )

@@ -1,0 +1,284 @@
+"""Running turns: journaled, one at a time per thread, crash-safe, independent of the client.
+
+A turn runs in its own task and feeds a queue, so a client that disconnects does not cut the
+turn off. Each turn starts from its thread's head (the checkpoint of the last completed turn)
+and only a completed turn moves the head. A turn whose worker died (killed, crashed) is found
+by the next reader of its thread: it is marked `interrupted` and the writes it left on the head
+are dropped, so the thread reads exactly as after its last completed turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from dure.agent import AgentContext, AgentSpec
+from dure.agents import get_agent
+from dure.errors import DureError
+from dure.events import Done, ErrorEvent, Event, Token, stream_turn
+from dure.llm import ModelSet
+from dure.server import checkpoints
+from dure.server.database import IntegrityError, Storage
+from dure.server.documents import agent_options
+from dure.server.store import DONE, FAILED, RUNNING, Store, Thread, Turn, new_id
+from dure.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: How often a worker tells the others its turns are alive, and when silence means dead.
+HEARTBEAT_SECONDS = 5.0
+STALE_AFTER_SECONDS = 30.0
+#: Events kept per turn in the journal (thinking steps, tools, slots, audit) — a sanity cap.
+MAX_JOURNAL_EVENTS = 300
+CUT_OFF = "서버가 종료되어 답변이 중단되었습니다. 잠시 후 다시 보내 주세요."
+
+
+class TurnBusyError(DureError):
+    """The thread is answering another message right now."""
+
+    def __init__(self) -> None:
+        super().__init__("이 대화는 지금 다른 메시지에 답하는 중입니다. 끝난 뒤 다시 보내 주세요.")
+
+
+def _host() -> str:
+    """This machine and PID namespace: where a worker's PID means something."""
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        namespace = "?"
+    return f"{socket.gethostname()}/{namespace}"
+
+
+@dataclass
+class RunningTurn:
+    """A turn in progress: its journal row and the events it produces, in order."""
+
+    turn: Turn
+    queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+
+    async def events(self) -> AsyncIterator[Event]:
+        """The turn's events, always ending with `done` (also when the server cut it off)."""
+        done = False
+        while (event := await self.queue.get()) is not None:
+            done = done or isinstance(event, Done)
+            yield event
+        if not done:  # the server is shutting down under this turn
+            yield ErrorEvent(code="interrupted", content=CUT_OFF)
+            yield Done(content=CUT_OFF)
+
+
+class Turns:
+    """Starts, journals, watches and recovers turns for one server process."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        settings: Settings,
+        models: ModelSet,
+    ) -> None:
+        self.storage = storage
+        self.store = Store(storage.db)
+        self.settings = settings
+        self.models = models
+        self.host = _host()
+        self.worker = f"{self.host}|{os.getpid()}|{new_id()[:8]}"
+        self._running: dict[str, RunningTurn] = {}
+        self._heartbeat: asyncio.Task[None] | None = None
+
+    # -- lifecycle
+
+    def open(self) -> None:
+        """Start the heartbeat."""
+        self._heartbeat = asyncio.create_task(self._beat())
+
+    async def close(self) -> None:
+        """Stop the heartbeat; turns still running are cut off and journaled as interrupted."""
+        if self._heartbeat:
+            self._heartbeat.cancel()
+        for running in list(self._running.values()):
+            if running.task:
+                running.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await running.task
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            if self._running:
+                try:
+                    await self.store.heartbeat(self.worker)
+                except Exception:  # a lost heartbeat is retried next time
+                    log.warning("heartbeat failed", exc_info=True)
+
+    # -- contexts
+
+    async def context(self, thread: Thread) -> AgentContext:
+        """The agent context a thread's turns run with (its bound documents resolved)."""
+        return AgentContext(
+            settings=self.settings,
+            models=self.models,
+            checkpointer=self.storage.saver_for_turn(),
+            options=await agent_options(self.store, thread),
+        )
+
+    # -- liveness and recovery
+
+    def _alive(self, turn: Turn) -> bool:
+        if turn.worker == self.worker:
+            return turn.id in self._running
+        host, pid, _ = turn.worker.rsplit("|", 2)
+        if host == self.host and not host.endswith("/?"):  # a PID here means this machine's
+            if int(pid) == os.getpid():
+                return False  # an earlier server that had this PID (a restarted container)
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                return False
+            except PermissionError:
+                pass
+        return time.time() - turn.heartbeat_at < STALE_AFTER_SECONDS
+
+    async def recover(self, thread_id: str) -> Turn | None:
+        """The thread's live running turn, if any; a dead one is marked interrupted first."""
+        turn = await self.store.running_turn(thread_id)
+        return await self._recovered(turn) if turn else None
+
+    async def _recovered(self, turn: Turn) -> Turn | None:
+        if self._alive(turn):
+            return turn
+        if await self.store.mark_interrupted(turn.id):
+            log.info(
+                "turn %s of thread %s was cut off: marked interrupted", turn.id, turn.thread_id
+            )
+            await self._roll_back(turn)
+        return None
+
+    async def _head(self, thread_id: str) -> str | None:
+        """The thread's head; `TurnBusyError` while a turn is running on it."""
+        last = await self.store.last_turn(thread_id)  # a running turn is always the last one
+        if last is None:
+            return None
+        if last.status == RUNNING:
+            if await self._recovered(last):
+                raise TurnBusyError()
+            return await self.store.head(thread_id)
+        return last.checkpoint_after
+
+    async def _roll_back(self, turn: Turn) -> None:
+        """Undo what an unfinished turn wrote to its thread's head."""
+        if turn.checkpoint_before:
+            await checkpoints.discard_writes(
+                self.storage, turn.thread_id, turn.checkpoint_before, turn.kept_writes
+            )
+        else:  # the thread had no completed turn: nothing of it is worth keeping
+            await checkpoints.delete_thread(self.storage, turn.thread_id)
+
+    # -- running a turn
+
+    async def start(self, thread: Thread, message: str) -> RunningTurn:
+        """Journal and start a turn; `TurnBusyError` while another one runs on the thread."""
+        head = await self._head(thread.id)
+        agent = get_agent(thread.agent)
+        ctx = await self.context(thread)
+        now = time.time()
+        turn = Turn(
+            id=new_id(),
+            thread_id=thread.id,
+            seq=0,
+            status=RUNNING,
+            message=message,
+            worker=self.worker,
+            started_at=now,
+            heartbeat_at=now,
+            checkpoint_before=head,
+            kept_writes=await checkpoints.write_keys(self.storage, thread.id, head) if head else [],
+        )
+        try:
+            await self.store.begin_turn(turn)
+        except IntegrityError as e:  # another worker started one in the meantime
+            raise TurnBusyError() from e
+        running = RunningTurn(turn)
+        self._running[turn.id] = running
+        running.task = asyncio.create_task(self._run(running, agent, ctx))
+        return running
+
+    async def _run(self, running: RunningTurn, agent: AgentSpec, ctx: AgentContext) -> None:
+        turn = running.turn
+        started = time.perf_counter()
+        done: Done | None = None
+        failed = False
+        try:
+            async for event in stream_turn(
+                agent, ctx, turn.thread_id, turn.message, checkpoint_id=turn.checkpoint_before
+            ):
+                if isinstance(event, Done):
+                    done = event  # held back until the journal has the turn (below)
+                    continue
+                running.queue.put_nowait(event)
+                if not isinstance(event, Token) and len(turn.events) < MAX_JOURNAL_EVENTS:
+                    turn.events.append(event.to_json())
+                failed = failed or isinstance(event, ErrorEvent)
+            # The runner ends a turn with a plain `done` only after the graph finished (or asked
+            # a question); after an error, keep the turn only if the graph still finished.
+            after = await checkpoints.latest_checkpoint(self.storage, turn.thread_id)
+            complete = done is not None and after not in (None, turn.checkpoint_before)
+            if complete and failed:
+                complete = await self._graph_finished(agent, ctx, turn.thread_id)
+            turn.status = DONE if complete else FAILED
+            turn.checkpoint_after = after if complete else None
+            if done is not None:
+                turn.answer = done.content
+                turn.sources = [s.model_dump(mode="json") for s in done.sources]
+                turn.waiting = done.waiting
+            await self._finish(turn)
+            # Only now: a client that saw `done` may send its next message to any worker.
+            running.queue.put_nowait(done or Done(content=CUT_OFF))
+        except asyncio.CancelledError:
+            # The server is shutting down under this turn: journal it as cut off.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._interrupt(turn))
+            raise
+        except Exception as e:  # the client still gets an ending, and the thread is kept as was
+            if isinstance(e, DureError):  # e.g. the agent cannot read its contract file
+                message = str(e)
+            else:
+                log.exception("turn %s of thread %s failed", turn.id, turn.thread_id)
+                message = "답변을 저장하지 못했습니다. 잠시 후 다시 시도해 주세요."
+            turn.status = FAILED
+            turn.answer = turn.answer or message
+            with contextlib.suppress(Exception):
+                await self._finish(turn)
+            running.queue.put_nowait(ErrorEvent(code=type(e).__name__, content=message))
+            running.queue.put_nowait(Done(content=message))
+        finally:
+            self._running.pop(turn.id, None)
+            running.queue.put_nowait(None)
+            log.info(
+                "turn %s of thread %s: %s in %.0f ms",
+                turn.id,
+                turn.thread_id,
+                turn.status,
+                (time.perf_counter() - started) * 1000,
+            )
+
+    async def _finish(self, turn: Turn) -> None:
+        await self.store.finish_turn(turn)
+        if turn.status == FAILED:
+            await self._roll_back(turn)
+        await self.store.touch_thread(turn.thread_id, turn.message)
+
+    async def _interrupt(self, turn: Turn) -> None:
+        if await self.store.mark_interrupted(turn.id):
+            await self._roll_back(turn)
+
+    async def _graph_finished(self, agent: AgentSpec, ctx: AgentContext, thread_id: str) -> bool:
+        """Did the run reach its end (or a question), rather than stop half-way?"""
+        snapshot = await agent.build(ctx).aget_state(checkpoints.pinned(thread_id, None))
+        return not snapshot.next or bool(snapshot.interrupts)
