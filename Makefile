@@ -22,8 +22,12 @@ setup: $(VENV)/.installed
 model: setup
 	@$(DURE) models pull
 
+# The main job: the server with the web UI on the embedded defaults, sample contracts indexed.
+# Auth is off only because it listens on loopback (the server refuses otherwise).
 run: model
-	$(DURE) chat --agent contract --contract examples/contracts/software_dev.md
+	@$(DURE) documents add examples/contracts/*.md --kind contract
+	@$(DURE) documents add examples/standard/*.md --kind standard
+	DURE_SERVER__AUTH=false $(DURE) serve --host 127.0.0.1 --port 8000
 
 test: model
 	@bash scripts/test-deps.sh

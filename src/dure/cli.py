@@ -13,10 +13,11 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from dure.agents import agent_names, get_agent
 from dure.errors import DureError
-from dure.events import Done, ErrorEvent, Event, SourcesEvent, Token, stream_turn
+from dure.events import Done, ErrorEvent, Event, Question, SourcesEvent, Token, stream_turn
 from dure.settings import Settings, get_settings
 
 app = typer.Typer(
@@ -30,10 +31,15 @@ models_app = typer.Typer(help="로컬 모델 관리", no_args_is_help=True)
 app.add_typer(models_app, name="models")
 
 # Feature packages add their own commands: each module has `register(app: typer.Typer)`.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = (
+    "dure.retrieval.commands",
+    "dure.server.commands",
+    "dure.agents.tasks.commands",
+)
 
 out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+# soft_wrap: an error stays one line however narrow the terminal (or a pipe's 80 columns).
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="에이전트 이름")]
 ThreadOpt = Annotated[
@@ -64,9 +70,18 @@ async def _turn(
         )
         events: list[Event] = []
         async for event in stream_turn(agent, ctx, thread, message):
+            if not as_json and isinstance(event, Done) and _untold(event, events):
+                out.print(event.content, markup=False)
             _print_event(event, as_json)
             events.append(event)
         return events
+
+
+def _untold(done: Done, before: list[Event]) -> bool:
+    """An answer no token carried (cached, rule-based, a budget stop) is printed whole."""
+    if done.waiting or not done.content or any(isinstance(e, Token) for e in before):
+        return False
+    return not any(isinstance(e, ErrorEvent) and e.content == done.content for e in before)
 
 
 def _print_event(event: Event, as_json: bool) -> None:
@@ -76,10 +91,13 @@ def _print_event(event: Event, as_json: bool) -> None:
     if isinstance(event, Token):
         out.print(event.content, end="", markup=False)
     elif isinstance(event, ErrorEvent):
-        err.print(f"[red]오류:[/] {event.content}", markup=True)
+        err.print(f"[red]오류:[/] {escape(str(event.content))}")
+    elif isinstance(event, Question):
+        out.print(f"[bold]{escape(str(event.content))}[/]")
     elif isinstance(event, SourcesEvent):
         if event.content:
-            out.print("\n[dim]출처: " + ", ".join(s.label() for s in event.content) + "[/]")
+            labels = ", ".join(s.label() for s in event.content)
+            out.print(f"\n[dim]출처: {escape(labels)}[/]")
     elif isinstance(event, Done):
         if event.usage.llm_calls or event.waiting:
             out.print()
@@ -88,13 +106,14 @@ def _print_event(event: Event, as_json: bool) -> None:
             f"[dim]LLM 호출 {u.llm_calls}회 · 토큰 {u.prompt_tokens}+{u.completion_tokens}[/]"
         )
     else:
-        step = getattr(event, "step", "") or event.type
+        # A thinking step names its node; a tool result its tool (pte's `step` is an audit record).
+        step = getattr(event, "tool", "") or getattr(event, "step", "") or event.type
         text = (
             event.content
             if isinstance(event.content, str)
             else json.dumps(event.to_json().get("content"), ensure_ascii=False)
         )
-        out.print(f"[dim]· {step}: {text}[/]")
+        out.print(f"[dim]· {escape(f'{step}: {text}')}[/]")
 
 
 @app.command()
@@ -209,7 +228,7 @@ def main() -> None:
         _register_commands()
         app()
     except (DureError, ValidationError, OSError) as e:
-        err.print(f"[red]오류:[/] {_one_line(e)}")
+        err.print(f"[red]오류:[/] {escape(_one_line(e))}")
         sys.exit(2)
 
 

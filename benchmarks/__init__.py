@@ -1,0 +1,1 @@
+"""Benchmarks: each module exposes `run() -> dict`; `python -m benchmarks` runs them all."""

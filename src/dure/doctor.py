@@ -1,0 +1,83 @@
+"""`dure doctor`: check each part Dure needs and say in one line what is wrong with it."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+from dure.settings import Settings
+
+Check = tuple[str, str | None]
+
+
+def _reason(e: BaseException) -> str:
+    """One line for a failure: the first line of its message, else its type."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _settings(s: Settings) -> None:
+    # Re-validate what was loaded (a value assigned after loading is checked too), then make
+    # sure the data directory, where models, threads and indexes live, is writable.
+    Settings.model_validate(s.model_dump())
+    try:
+        s.data_dir.mkdir(parents=True, exist_ok=True)
+        probe = s.data_dir / ".dure-doctor"
+        probe.write_text("ok", encoding="utf-8")
+        probe.unlink()
+    except OSError as e:
+        raise RuntimeError(f"데이터 디렉터리에 쓸 수 없습니다: {s.data_dir} ({e.strerror})") from e
+
+
+def _model_file(s: Settings) -> None:
+    from dure.llm.weights import expected_sha256, verify_model
+
+    verify_model(s.model_path, expected_sha256(s))
+
+
+def _llama_cpp(s: Settings) -> None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise RuntimeError("llama-cpp-python이 설치되어 있지 않습니다: pip install 'dure[local]'")
+
+
+def _database(s: Settings) -> None:
+    from dure.persistence import check_database
+
+    try:
+        check_database(s.effective_database_url)
+    except Exception as e:
+        raise RuntimeError(f"데이터베이스에 연결할 수 없습니다: {_reason(e)}") from e
+
+
+def _provider(s: Settings) -> None:
+    from dure.llm.openai_compat import check_endpoint
+
+    check_endpoint(s)
+
+
+def _checks(s: Settings) -> list[tuple[str, Callable[[Settings], None]]]:
+    checks: list[tuple[str, Callable[[Settings], None]]] = [("설정", _settings)]
+    if s.provider == "local":
+        checks += [("로컬 모델 파일", _model_file), ("llama-cpp-python", _llama_cpp)]
+    else:
+        checks.append((f"제공자 ({s.base_url or 'OpenAI'})", _provider))
+    checks.append(("데이터베이스", _database))
+    return checks
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    """(part, None if fine else a one-line reason) for every part this configuration uses."""
+    results: list[Check] = []
+    for part, check in _checks(settings):
+        try:
+            check(settings)
+        except ValidationError as e:
+            first = e.errors()[0]
+            results.append((part, f"{'.'.join(map(str, first['loc']))}: {first['msg']}"))
+        except Exception as e:  # every failure is reported, none stops the others
+            results.append((part, _reason(e)))
+        else:
+            results.append((part, None))
+    return results

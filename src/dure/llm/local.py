@@ -1,0 +1,417 @@
+"""The `local` provider: a GGUF model run in-process by llama-cpp-python.
+
+One `Llama` per model file is loaded lazily and shared by every `LocalChatModel` (both roles);
+llama.cpp is not thread-safe, so a lock serialises generations. Prompts use the GGUF's own
+chat template. Structured output and tool calls are decoded under a JSON schema (see
+`dure.llm.constrained`), which is what makes a 1.5B model reliable at them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from dure.errors import DureError
+from dure.llm.cache import SQLiteLLMCache
+from dure.llm.constrained import (
+    AnswerStream,
+    ToolPlan,
+    ToolReply,
+    ToolReplyError,
+    parse_reply,
+    plan_tools,
+    reply_schema,
+    schema_prompt,
+    tools_prompt,
+)
+from dure.llm.weights import expected_sha256, verify_model
+from dure.settings import Role, Settings
+
+
+class LocalModelError(DureError):
+    """The local model cannot run (llama-cpp-python missing, prompt too long for its context)."""
+
+
+@dataclass
+class Engine:
+    """One loaded model: the `Llama`, its chat formatter and the lock that serialises it."""
+
+    llama: Any
+    formatter: Any
+    lock: threading.Lock
+    load_seconds: float
+
+
+_engines: dict[tuple[str, int, int], Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def load_engine(path: Path, n_ctx: int, n_threads: int, sha256: str | None) -> Engine:
+    """The shared engine for a model file, loaded (and verified) on first use."""
+    key = (str(path), n_ctx, n_threads)
+    with _engines_lock:
+        if key not in _engines:
+            verify_model(path, sha256)
+            if not _engines:
+                atexit.register(close_engines)
+            _engines[key] = _load(path, n_ctx, n_threads)
+        return _engines[key]
+
+
+def close_engines() -> None:
+    """Free every loaded model (at exit: `Llama.__del__` during interpreter teardown fails loudly)."""
+    with _engines_lock:
+        for engine in _engines.values():
+            # A generation still running (an interrupted turn) keeps its model: freeing it
+            # under the running thread would crash.
+            if engine.lock.acquire(timeout=2):
+                try:
+                    engine.llama.close()
+                finally:
+                    engine.lock.release()
+        _engines.clear()
+
+
+def _load(path: Path, n_ctx: int, n_threads: int) -> Engine:
+    try:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import CHATML_CHAT_TEMPLATE, Jinja2ChatFormatter
+    except ImportError as e:
+        raise LocalModelError(
+            "llama-cpp-python이 설치되어 있지 않습니다: pip install 'dure[local]'"
+        ) from e
+    started = time.perf_counter()
+    # No chat_format: the prompt is built from the GGUF's own template below.
+    llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+    eos = llama.token_eos()
+    bos = llama.token_bos()
+    formatter = Jinja2ChatFormatter(
+        # A GGUF without a template is rare; ChatML is the common denominator then.
+        template=llama.metadata.get("tokenizer.chat_template") or CHATML_CHAT_TEMPLATE,
+        eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
+        bos_token=llama._model.token_get_text(bos) if bos != -1 else "",
+        stop_token_ids=[eos],
+    )
+    return Engine(llama, formatter, threading.Lock(), time.perf_counter() - started)
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str | None) -> Any:
+    from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+    if schema_json is None:
+        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+def _schema_of(response_format: dict[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
+    """(JSON requested, its schema) from either response-format dialect."""
+    if not response_format or response_format.get("type") == "text":
+        return False, None
+    if response_format.get("type") == "json_schema":
+        return True, (response_format.get("json_schema") or {}).get("schema")
+    return True, response_format.get("schema")
+
+
+def _to_template(messages: Sequence[BaseMessage], system_extra: str | None) -> list[dict]:
+    """LangChain messages as the dicts a Hugging Face chat template expects."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        text = str(m.text)
+        if isinstance(m, SystemMessage):
+            out.append({"role": "system", "content": text})
+        elif isinstance(m, AIMessage):
+            calls = [
+                {"type": "function", "function": {"name": c["name"], "arguments": c["args"]}}
+                for c in m.tool_calls
+            ]
+            out.append(
+                {"role": "assistant", "content": text, **({"tool_calls": calls} if calls else {})}
+            )
+        elif isinstance(m, ToolMessage):
+            out.append({"role": "tool", "content": text})
+        elif isinstance(m, HumanMessage):
+            out.append({"role": "user", "content": text})
+        else:
+            out.append({"role": m.type, "content": text})
+    if system_extra:
+        if out and out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{system_extra}"}
+        else:
+            out.insert(0, {"role": "system", "content": system_extra})
+    return out
+
+
+@dataclass
+class _Request:
+    messages: list[dict[str, Any]]
+    schema_json: str | None
+    constrained: bool
+    plan: ToolPlan | None
+    max_tokens: int
+    stop: list[str]
+
+
+class LocalChatModel(BaseChatModel):
+    """A chat model backed by a GGUF file and llama.cpp, running in this process."""
+
+    #: `dure.llm.structured` sends llama.cpp's dialect: {"type": "json_object", "schema": ...}.
+    json_mode: ClassVar[str] = "json_object"
+
+    model_path: str
+    n_ctx: int = 8192
+    n_threads: int = 2
+    max_tokens: int = 1024
+    temperature: float = 0.0  # deterministic: the LLM cache relies on it
+    sha256: str | None = None  # expected hash; None accepts any valid GGUF
+
+    @property
+    def _llm_type(self) -> str:
+        return "dure-llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {
+            "model_path": self.model_path,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "n_ctx": self.n_ctx,
+        }
+
+    def engine(self) -> Engine:
+        """The loaded model (loading it on first use)."""
+        return load_engine(Path(self.model_path), self.n_ctx, self.n_threads, self.sha256)
+
+    def bind_tools(
+        self,
+        tools: Sequence[Any],
+        *,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable:
+        """Bind tools; every call is decoded under a schema of these tools (see module doc)."""
+        schemas = [convert_to_openai_tool(t) for t in tools]
+        plan_tools(schemas, tool_choice, parallel_tool_calls)  # reject a bad choice now
+        return self.bind(
+            tools=schemas,
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel_tool_calls,
+            **kwargs,
+        )
+
+    def _request(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict
+    ) -> _Request:
+        plan = plan_tools(
+            kwargs.get("tools"), kwargs.get("tool_choice"), kwargs.get("parallel_tool_calls")
+        )
+        if plan is not None:
+            schema: dict[str, Any] | None = reply_schema(plan)
+            wants_json, extra = True, tools_prompt(plan)
+        else:
+            wants_json, schema = _schema_of(kwargs.get("response_format"))
+            extra = schema_prompt(schema) if schema else None
+        return _Request(
+            messages=_to_template(messages, extra),
+            schema_json=json.dumps(schema, ensure_ascii=False) if schema else None,
+            constrained=wants_json,
+            plan=plan,
+            max_tokens=int(kwargs.get("max_tokens") or self.max_tokens),
+            stop=list(stop or []),
+        )
+
+    def _pieces(self, req: _Request, cancel: threading.Event | None) -> Iterator[str | dict]:
+        """Generated text pieces, then one dict with the token counts."""
+        engine = self.engine()
+        with engine.lock:
+            fmt = engine.formatter(messages=req.messages)
+            llama = engine.llama
+            prompt = llama.tokenize(
+                fmt.prompt.encode("utf-8"), add_bos=not fmt.added_special, special=True
+            )
+            room = self.n_ctx - len(prompt)
+            if room <= 0:
+                raise LocalModelError(
+                    f"입력이 로컬 모델의 문맥 길이를 넘습니다 ({len(prompt)} > {self.n_ctx} 토큰)."
+                )
+            stops = req.stop + ([fmt.stop] if isinstance(fmt.stop, str) else list(fmt.stop or []))
+            text = ""
+            for chunk in llama.create_completion(
+                prompt=prompt,
+                max_tokens=min(req.max_tokens, room),
+                temperature=self.temperature,
+                repeat_penalty=1.0,
+                stop=stops,
+                stopping_criteria=fmt.stopping_criteria,
+                grammar=_grammar(req.schema_json) if req.constrained else None,
+                stream=True,
+            ):
+                piece = chunk["choices"][0]["text"]
+                text += piece
+                yield piece
+                if cancel is not None and cancel.is_set():
+                    break
+            completion = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+            yield {"input_tokens": len(prompt), "output_tokens": completion}
+
+    def _chunks(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict,
+        cancel: threading.Event | None,
+    ) -> Iterator[ChatGenerationChunk]:
+        req = self._request(messages, stop, kwargs)
+        plan = req.plan
+        answer = AnswerStream() if plan is not None and plan.mode == "auto" else None
+        raw = ""
+        usage: dict[str, int] = {}
+        for piece in self._pieces(req, cancel):
+            if isinstance(piece, dict):
+                usage = piece
+                continue
+            raw += piece
+            text = piece if plan is None else answer.feed(piece) if answer else ""
+            if text:
+                yield ChatGenerationChunk(message=AIMessageChunk(content=text))
+        tool_chunks: list[dict[str, Any]] = []
+        if plan is not None:
+            try:
+                reply = parse_reply(raw)
+            except ToolReplyError:
+                if answer is None or not answer.started:
+                    raise
+                # The token limit cut an answer short: keep what was streamed, as text would be.
+                reply = ToolReply(answer=answer.emitted, tool_calls=[])
+            if answer is not None and reply.answer and reply.answer.startswith(answer.emitted):
+                rest = reply.answer[len(answer.emitted) :]  # held back by an unfinished escape
+                if rest:
+                    yield ChatGenerationChunk(message=AIMessageChunk(content=rest))
+            tool_chunks = [
+                {
+                    "name": c["name"],
+                    "args": json.dumps(c["args"], ensure_ascii=False),
+                    "id": c["id"],
+                    "index": i,
+                    "type": "tool_call_chunk",
+                }
+                for i, c in enumerate(reply.tool_calls)
+            ]
+        total = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="",
+                tool_call_chunks=tool_chunks,
+                usage_metadata={**usage, "total_tokens": total},  # type: ignore[typeddict-item]
+                response_metadata={"model_name": Path(self.model_path).name},
+                chunk_position="last",
+            )
+        )
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        from langchain_core.language_models.chat_models import generate_from_stream
+
+        return generate_from_stream(self._chunks(messages, stop, kwargs, None))
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        yield from self._chunks(messages, stop, kwargs, None)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        # The whole generation runs in one worker thread (it holds the engine lock throughout);
+        # chunks cross to the event loop through a queue. A consumer that stops early sets
+        # `cancel`, and the worker ends at the next token.
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        cancel = threading.Event()
+        end = object()
+
+        def put(item: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is gone: nobody is listening any more
+                cancel.set()
+
+        def work() -> None:
+            try:
+                for chunk in self._chunks(messages, stop, kwargs, cancel):
+                    put(chunk)
+                    if cancel.is_set():
+                        break
+            except BaseException as e:  # handed to the consumer, raised there
+                put(_Failure(e))
+            finally:
+                put(end)
+
+        loop.run_in_executor(None, work)
+        try:
+            while (item := await queue.get()) is not end:
+                if isinstance(item, _Failure):
+                    raise item.error
+                yield item
+        finally:
+            cancel.set()
+
+
+@dataclass
+class _Failure:
+    error: BaseException
+
+
+def local_chat_model(
+    settings: Settings, role: Role, cache: SQLiteLLMCache | None = None
+) -> LocalChatModel:
+    """The local model for a role (both roles share one loaded model).
+
+    The model file is checked now (cheaply, once verified), so a missing or corrupted model is
+    one clear error before a turn starts rather than a failure inside it.
+    """
+    verify_model(settings.model_path, expected_sha256(settings))
+    return LocalChatModel(
+        model_path=str(settings.model_path),
+        n_ctx=settings.local.n_ctx,
+        n_threads=settings.local.n_threads,
+        max_tokens=settings.local.max_tokens,
+        sha256=expected_sha256(settings),
+        cache=cache,
+    )
