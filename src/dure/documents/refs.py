@@ -1,0 +1,124 @@
+"""Article numbers as people write them: "제5조", "5조", "제 5 조", "제5조의2", "5번째 조항".
+
+One place knows how to read an article number out of text, so the parser (cross-references
+inside a contract) and the agents (a user's question) agree on what "제5조" means.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: An article label anywhere in a sentence: 제5조, 제 5 조, 제5조의2, 제5조 의 2.
+_FORMAL = re.compile(r"제\s*(\d{1,3})\s*조(?:\s*의\s*(\d{1,2}))?")
+#: A bare "5조" / "5조의2" in a question; "5조 원" (five trillion won) is money, not an article.
+_BARE = re.compile(
+    r"(?<![\d제,.])(\d{1,3})\s*조(?:\s*의\s*(\d{1,2}))?(?!\s*(?:원|달러|억|만|개|\d))"
+)
+#: "5번째 조항", "5번 조항", "5번째 조", "조항 5번".
+_ORDINAL = re.compile(r"(\d{1,3})\s*번(?:째)?\s*조(?:항)?|조항\s*(\d{1,3})\s*번")
+#: Native Korean ordinals for "다섯 번째 조항".
+_NATIVE = {
+    "첫": 1,
+    "첫째": 1,
+    "두": 2,
+    "둘째": 2,
+    "세": 3,
+    "셋째": 3,
+    "네": 4,
+    "넷째": 4,
+    "다섯": 5,
+    "여섯": 6,
+    "일곱": 7,
+    "여덟": 8,
+    "아홉": 9,
+    "열": 10,
+    "열한": 11,
+    "열두": 12,
+    "열세": 13,
+    "열네": 14,
+    "열다섯": 15,
+    "열여섯": 16,
+    "열일곱": 17,
+    "열여덟": 18,
+    "열아홉": 19,
+    "스무": 20,
+}
+_NATIVE_ORDINAL = re.compile(
+    r"(" + "|".join(sorted(_NATIVE, key=len, reverse=True)) + r")\s*(?:번째|째)\s*조(?:항)?"
+)
+
+
+@dataclass(frozen=True)
+class ArticleNumber:
+    """An article's number: `number` 5 and `sub` 2 for 제5조의2."""
+
+    number: int
+    sub: int | None = None
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """Sort key: 제5조 < 제5조의2 < 제6조."""
+        return (self.number, self.sub or 0)
+
+    @property
+    def label(self) -> str:
+        """The canonical label, e.g. `제5조` or `제5조의2`."""
+        return format_article_no(self.number, self.sub)
+
+
+def format_article_no(number: int, sub: int | None = None) -> str:
+    """`제5조` or `제5조의2`."""
+    return f"제{number}조" + (f"의{sub}" if sub else "")
+
+
+def parse_article_no(label: str) -> ArticleNumber | None:
+    """The number in a label such as `제5조의2` (also `5조`, `제 5 조`), else None."""
+    refs = find_article_numbers(label)
+    return refs[0] if refs else None
+
+
+def find_article_numbers(text: str) -> list[ArticleNumber]:
+    """Every article number a user or a contract mentions, in order of appearance, unique.
+
+    Reads the formal form (제5조, 제 5 조, 제5조의2), the bare form (5조, 5조의2, but not
+    "5조 원"), and ordinals (5번째 조항, 다섯 번째 조항).
+    """
+    found: list[tuple[int, ArticleNumber]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(m: re.Match[str], number: int, sub: int | None) -> None:
+        if any(s < m.end() and m.start() < e for s, e in taken):
+            return
+        taken.append((m.start(), m.end()))
+        found.append((m.start(), ArticleNumber(number, sub)))
+
+    for m in _FORMAL.finditer(text):
+        add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
+    for m in _ORDINAL.finditer(text):
+        add(m, int(m.group(1) or m.group(2)), None)
+    for m in _NATIVE_ORDINAL.finditer(text):
+        add(m, _NATIVE[m.group(1)], None)
+    for m in _BARE.finditer(text):
+        add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
+    out: list[ArticleNumber] = []
+    for _, ref in sorted(found, key=lambda p: p[0]):
+        if ref.number > 0 and ref not in out:
+            out.append(ref)
+    return out
+
+
+def article_mentions(text: str) -> list[tuple[int, ArticleNumber]]:
+    """(offset, number) of every formal mention (제5조, 제 5 조, 제5조의2) in a legal text."""
+    return [
+        (m.start(), ArticleNumber(int(m.group(1)), int(m.group(2)) if m.group(2) else None))
+        for m in _FORMAL.finditer(text)
+    ]
+
+
+def extract_article_refs(question: str) -> list[str]:
+    """Article labels (`제5조`, `제5조의2`) a user's question names explicitly, in order.
+
+    These are exact: resolve them with `Contract.find_by_number`, not with search.
+    """
+    return [ref.label for ref in find_article_numbers(question)]

@@ -1,0 +1,367 @@
+"""A named collection of documents and its hybrid search.
+
+Contracts and standard contracts are indexed by article (one record per 조, plus preamble,
+부칙 and appendices); other documents by heading-aware chunks. Search fuses a Kiwi-morpheme
+BM25 list and a dense list by weighted reciprocal-rank fusion; an article the question names
+by number ("제5조") comes from the parser, first, and is never left to search.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from dure.documents import (
+    Contract,
+    DocumentError,
+    Limits,
+    LoadedDocument,
+    content_hash,
+    extract_article_refs,
+    load_document,
+    parse_contract,
+)
+from dure.errors import DureError
+from dure.retrieval.embedders import Embedder
+from dure.retrieval.fusion import weighted_rrf
+from dure.retrieval.records import build_records
+from dure.retrieval.stores.base import Store
+from dure.retrieval.thesaurus import expand_query
+from dure.retrieval.tokenize import analyse
+from dure.retrieval.types import KINDS, Hit, Kind, Record, StoredDoc
+from dure.settings import Settings
+
+__all__ = ["Collection", "IndexResult", "SearchMode"]
+
+SearchMode = Literal["hybrid", "keyword", "dense"]
+_NAME = re.compile(r"^[\w가-힣][\w가-힣.\-]{0,63}$")
+
+
+def check_name(name: str) -> str:
+    """A collection name: letters (Hangul too), digits, `_`, `-`, `.`; at most 64 characters."""
+    if not _NAME.match(name or ""):
+        raise DureError(f"컬렉션 이름이 올바르지 않습니다: {name!r} (글자·숫자·_·-·. 로 64자 이내)")
+    return name
+
+
+@dataclass
+class IndexResult:
+    """What happened to one file in `Collection.add_documents`."""
+
+    source: str
+    status: Literal["added", "unchanged", "replaced", "failed"]
+    doc_id: str | None = None
+    records: int = 0
+    error: str | None = None
+
+
+@dataclass
+class _Prepared:
+    doc: StoredDoc
+    records: list[Record]
+    vectors: Any
+    replaces: list[str]
+
+
+class Collection:
+    """Documents under one name, searchable together. Open one with `open_collection`."""
+
+    def __init__(
+        self,
+        name: str,
+        settings: Settings,
+        store: Store,
+        embedder: Embedder | Callable[[], Embedder] | None = None,
+    ) -> None:
+        self.name = check_name(name)
+        self.settings = settings
+        self.store = store
+        self._embedder = embedder
+        self._contracts: dict[str, Contract] = {}
+
+    # ------------------------------------------------------------ properties
+    @property
+    def dense(self) -> bool:
+        """Whether searches use the dense list (a dense store and an embedder)."""
+        return self.store.dense and self._embedder is not None
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder, loaded on first use."""
+        # A factory (not an embedder) is called once, so the model loads only when needed.
+        if self._embedder is not None and not hasattr(self._embedder, "embed_query"):
+            self._embedder = self._embedder()  # type: ignore[operator]
+        return self._embedder  # type: ignore[return-value]
+
+    def _check_embedder(self) -> None:
+        """A collection keeps the embedder it was built with; vectors of two models never mix,
+        and a collection built with vectors does not take documents without them."""
+        emb = self.embedder if self.dense else None
+        name = emb.name if emb is not None else None
+        meta = self.store.meta()
+        if "embedder" in meta and meta["embedder"] == name:
+            return
+        if "embedder" not in meta or self.store.count() == 0:
+            extra = {"dim": emb.dim} if emb is not None else {}
+            self.store.set_meta({**meta, "embedder": name, **extra, "store": self.store.backend})
+            return
+        built = meta["embedder"] or "벡터 없음(키워드만)"
+        raise DureError(
+            f"컬렉션 '{self.name}'은 '{built}' 임베딩으로 만들어졌습니다 "
+            f"(지금 설정: '{name or '벡터 없음'}'). 같은 설정으로 열거나 새 컬렉션을 만드세요."
+        )
+
+    # ------------------------------------------------------------ documents
+    def documents(self) -> list[StoredDoc]:
+        """Indexed documents, in the order added."""
+        return self.store.documents()
+
+    def find_document(self, ref: str) -> StoredDoc | None:
+        """A document by id, id prefix, file name, file stem or title (its text may be left
+        out: `store.document(doc_id)` has it)."""
+        exact = self.store.document(ref)
+        if exact is not None:
+            return exact
+        docs = self.store.documents()
+        for match in (
+            lambda d: d.doc_id == ref,
+            lambda d: d.name == ref or Path(d.name).stem == ref or d.title == ref,
+            lambda d: len(ref) >= 6 and d.doc_id.startswith(ref),
+        ):
+            found = [d for d in docs if match(d)]
+            if found:
+                return found[-1]
+        return None
+
+    def remove_document(self, doc_id: str) -> bool:
+        """Remove a document and its records."""
+        self._contracts.pop(doc_id, None)
+        return self.store.remove(doc_id)
+
+    def get_contract(self, doc_id: str) -> Contract:
+        """The parsed contract (or standard contract) `doc_id`, or `DocumentError`."""
+        if doc_id not in self._contracts:
+            found = self.find_document(doc_id)
+            doc = self.store.document(found.doc_id) if found else None
+            if doc is None:
+                raise DocumentError(f"컬렉션 '{self.name}'에 문서 '{doc_id}'가 없습니다.")
+            self._contracts[doc_id] = parse_contract(doc.text, doc.doc_id, title=doc.title)
+        return self._contracts[doc_id]
+
+    def add_document(
+        self,
+        source: str | Path | LoadedDocument,
+        kind: Kind = "document",
+        *,
+        title: str | None = None,
+        name: str | None = None,
+    ) -> str:
+        """Index a file (a `Path`, or a string naming an existing file) or a text; its doc_id.
+
+        Idempotent by content hash: the same content again returns the same id without work.
+        A new version of a file with the same name and kind replaces the old one. A failure
+        (`DocumentError`) leaves the collection as it was.
+        """
+        prepared = self._prepare(source, kind, title, name)
+        if isinstance(prepared, str):  # already indexed
+            return prepared
+        self._commit(prepared)
+        return prepared.doc.doc_id
+
+    def add_documents(
+        self,
+        sources: Iterable[str | Path],
+        kind: Kind = "document",
+        progress: Callable[[str, IndexResult], None] | None = None,
+    ) -> list[IndexResult]:
+        """Index several files; one failing file is reported and the others still go in."""
+        results: list[IndexResult] = []
+        for source in sources:
+            label = str(source)
+            try:
+                prepared = self._prepare(source, kind, None, None)
+                if isinstance(prepared, str):
+                    result = IndexResult(label, "unchanged", prepared)
+                else:
+                    self._commit(prepared)
+                    status = "replaced" if prepared.replaces else "added"
+                    result = IndexResult(label, status, prepared.doc.doc_id, len(prepared.records))
+            except DureError as e:
+                result = IndexResult(label, "failed", error=str(e))
+            results.append(result)
+            if progress:
+                progress(label, result)
+        return results
+
+    def _load(self, source: str | Path | LoadedDocument) -> tuple[LoadedDocument, str]:
+        if isinstance(source, LoadedDocument):
+            return source, source.name or "문서"
+        is_path = isinstance(source, Path) or _is_file(source)
+        if is_path:
+            limits = Limits(max_file_bytes=self.settings.search.max_file_mb * 1_000_000)
+            loaded = load_document(Path(source), limits)
+            return loaded, loaded.name
+        text = str(source).strip()
+        if not text:
+            raise DocumentError("빈 텍스트는 색인할 수 없습니다.")
+        return LoadedDocument(text, {"format": "text", "sha256": content_hash(text)}), ""
+
+    def _prepare(
+        self,
+        source: str | Path | LoadedDocument,
+        kind: Kind,
+        title: str | None,
+        name: str | None,
+    ) -> _Prepared | str:
+        """Load, parse, tokenise and embed — everything but writing; the doc_id if unchanged."""
+        if kind not in KINDS:
+            raise DureError(f"문서 종류는 {', '.join(KINDS)} 중 하나여야 합니다: {kind!r}")
+        loaded, default_name = self._load(source)
+        sha = loaded.metadata.get("sha256") or content_hash(loaded.text)
+        doc_id = sha[:16]
+        existing = self.store.document(doc_id)
+        if existing is not None and existing.kind == kind:
+            return doc_id
+        self._check_embedder()
+        name = name or default_name or f"{doc_id}.txt"
+        records, doc_title, meta = build_records(
+            loaded.text, doc_id, kind, title, Path(name).stem, self.settings.search
+        )
+        started = time.perf_counter()
+        if self.dense and records:
+            assert self.embedder is not None
+            vectors = self.embedder.embed_documents([r.text for r in records])
+        else:
+            vectors = None
+        meta["embed_seconds"] = round(time.perf_counter() - started, 3)
+        replaces = [
+            d.doc_id
+            for d in self.store.documents()
+            if d.doc_id != doc_id and d.name == name and d.kind == kind
+        ]
+        doc = StoredDoc(
+            doc_id=doc_id,
+            kind=kind,
+            name=name,
+            title=doc_title,
+            sha256=sha,
+            text=loaded.text,
+            metadata={**{k: v for k, v in loaded.metadata.items() if k != "sha256"}, **meta},
+        )
+        return _Prepared(doc, records, vectors, replaces)
+
+    def _commit(self, p: _Prepared) -> None:
+        self.store.add(p.doc, p.records, p.vectors)
+        self._contracts.pop(p.doc.doc_id, None)
+        for old in p.replaces:
+            self.remove_document(old)
+
+    # ------------------------------------------------------------ search
+    def search(
+        self,
+        query: str,
+        top_k: int | None = None,
+        kind: Kind | None = None,
+        doc_id: str | None = None,
+        mode: SearchMode | None = None,
+        resolve_refs: bool = True,
+    ) -> list[Hit]:
+        """The best `top_k` records for `query`, optionally within one kind or one document.
+
+        `mode` defaults to hybrid when the collection is dense, keyword otherwise. Articles
+        the query names by number come first (`match="article_ref"`, score 1.0) unless
+        `resolve_refs` is False (used to measure the search lists alone).
+        """
+        query = (query or "").strip()
+        k = top_k or self.settings.search.top_k
+        if not query or k <= 0:
+            return []
+        mode = mode or ("hybrid" if self.dense else "keyword")
+        if mode != "keyword" and not self.dense:
+            raise DureError(f"컬렉션 '{self.name}'은 벡터 없이(키워드만) 만들어졌습니다.")
+        hits = self._article_ref_hits(query, kind, doc_id) if resolve_refs else []
+        ranked = self._ranked(query, k + len(hits), kind, doc_id, mode)
+        seen = {h.id for h in hits}
+        records = {r.id: r for r in self.store.records([i for i, _, _ in ranked if i not in seen])}
+        for rid, score, ranks in ranked:
+            if rid in records and len(hits) < k:
+                hits.append(_hit(records[rid], score, mode, ranks))
+        return hits[:k]
+
+    def _ranked(
+        self, query: str, k: int, kind: Kind | None, doc_id: str | None, mode: SearchMode
+    ) -> list[tuple[str, float, dict[str, int]]]:
+        s = self.settings.search
+        depth = max(4 * k, 40)
+        content, forms = analyse(query)
+        # Everyday words → contract terms, added to both lists (measured: helps both).
+        extra = expand_query(query, forms) if s.thesaurus else []
+        lists: dict[str, list[tuple[str, float]]] = {}
+        if mode in ("hybrid", "keyword"):
+            lists["keyword"] = self.store.keyword_search(content + extra, depth, kind, doc_id)
+        if mode in ("hybrid", "dense"):
+            assert self.embedder is not None
+            vector = self.embedder.embed_query(" ".join([query, *extra]))
+            lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)
+        ranks = {
+            name: {rid: r for r, (rid, _) in enumerate(found, start=1)}
+            for name, found in lists.items()
+        }
+        if mode != "hybrid":
+            (found,) = lists.values()
+            return [(rid, score, {mode: r}) for r, (rid, score) in enumerate(found, start=1)][:k]
+        weights = {"keyword": s.keyword_weight, "dense": s.dense_weight}
+        fused = weighted_rrf(
+            [([rid for rid, _ in found], weights[name]) for name, found in lists.items()],
+            k=s.rrf_k,
+        )
+        return [
+            (rid, score, {n: ranks[n][rid] for n in ranks if rid in ranks[n]})
+            for rid, score in fused[:k]
+        ]
+
+    def _article_ref_hits(self, query: str, kind: Kind | None, doc_id: str | None) -> list[Hit]:
+        refs = extract_article_refs(query)
+        if not refs or kind == "document":
+            return []
+        docs = [self.store.document(doc_id)] if doc_id else self.store.documents()
+        ids = [
+            f"{d.doc_id}:{no}"
+            for d in docs
+            if d is not None and d.kind in ("contract", "standard") and kind in (None, d.kind)
+            for no in refs
+        ]
+        return [_hit(r, 1.0, "article_ref", {}) for r in self.store.records(ids)]
+
+    def close(self) -> None:
+        """Release the store."""
+        self.store.close()
+
+
+def _is_file(text: str) -> bool:
+    """Whether a string names an existing file (a long one-line text is not a path)."""
+    if "\n" in text or len(text.encode()) > 1024:
+        return False
+    try:
+        return Path(text).is_file()
+    except OSError:  # e.g. a name too long for the file system
+        return False
+
+
+def _hit(r: Record, score: float, match: str, ranks: dict[str, int]) -> Hit:
+    return Hit(
+        doc=r.doc,
+        doc_id=r.doc_id,
+        kind=r.kind,
+        article_no=r.article_no,
+        article_title=r.article_title,
+        score=score,
+        text=r.text,
+        id=r.id,
+        match=match,  # type: ignore[arg-type]
+        ranks=ranks,
+    )

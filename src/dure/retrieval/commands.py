@@ -1,0 +1,174 @@
+"""CLI: `dure index`, `dure search`, `dure collections`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from dure.errors import DureError
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+CollectionArg = Annotated[str, typer.Option("--collection", "-c", help="컬렉션 이름")]
+StoreOpt = Annotated[
+    str | None, typer.Option("--store", help="저장소: memory | faiss | pgvector (기본: 설정값)")
+]
+
+
+def index(
+    files: Annotated[
+        list[Path], typer.Argument(help="색인할 파일 (.txt .md .pdf .docx .hwp .hwpx)")
+    ],
+    collection: CollectionArg,
+    kind: Annotated[
+        str, typer.Option("--kind", "-k", help="contract | standard | document")
+    ] = "document",
+    store: StoreOpt = None,
+) -> None:
+    """파일을 컬렉션에 색인합니다 (내용 해시로 중복 색인하지 않음)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from dure.retrieval import KINDS, open_collection
+    from dure.settings import get_settings
+
+    if kind not in KINDS:
+        raise DureError(f"--kind는 {', '.join(KINDS)} 중 하나여야 합니다: {kind!r}")
+    col = open_collection(collection, get_settings(), store=store)  # type: ignore[arg-type]
+    labels = {"added": "추가", "unchanged": "변경 없음", "replaced": "새 버전으로 교체"}
+    failed = 0
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("색인", total=len(files))
+
+        def progress(label: str, result: Any) -> None:
+            nonlocal failed
+            bar.advance(task)
+            if result.status == "failed":
+                failed += 1
+                err.print(f"[red]✗[/] {result.error}")
+            else:
+                unit = "개 항목" if result.records else ""
+                count = f", {result.records}{unit}" if result.records else ""
+                err.print(f"[green]✓[/] {label} — {labels[result.status]} ({result.doc_id}{count})")
+
+        col.add_documents(files, kind=kind, progress=progress)  # type: ignore[arg-type]
+    docs = col.documents()
+    out.print(f"컬렉션 '{collection}': 문서 {len(docs)}개, 검색 항목 {col.store.count()}개")
+    col.close()
+    if failed:
+        raise typer.Exit(1)
+
+
+def search(
+    collection: CollectionArg,
+    query: Annotated[str | None, typer.Argument(help="검색어")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-n", help="결과 수")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON으로 출력")] = False,
+    queries: Annotated[
+        Path | None,
+        typer.Option("--queries", help='질의 파일(JSONL: {"id","query"[,"doc","kind"]})'),
+    ] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="종류로 제한")] = None,
+    doc: Annotated[str | None, typer.Option("--doc", help="문서(ID·파일 이름)로 제한")] = None,
+    mode: Annotated[
+        str | None, typer.Option("--mode", help="hybrid | keyword | dense (기본: 자동)")
+    ] = None,
+    store: StoreOpt = None,
+) -> None:
+    """컬렉션을 검색합니다 (하이브리드: Kiwi BM25 + 임베딩, 가중 RRF)."""
+    from dure.retrieval import KINDS, open_collection
+    from dure.settings import get_settings
+
+    if (query is None) == (queries is None):
+        raise DureError("검색어 또는 --queries 파일 중 하나를 주세요.")
+    if kind is not None and kind not in KINDS:
+        raise DureError(f"--kind는 {', '.join(KINDS)} 중 하나여야 합니다: {kind!r}")
+    if mode not in (None, "hybrid", "keyword", "dense"):
+        raise DureError(f"--mode는 hybrid, keyword, dense 중 하나여야 합니다: {mode!r}")
+    col = open_collection(collection, get_settings(), store=store)  # type: ignore[arg-type]
+    if not col.documents():
+        raise DureError(f"컬렉션 '{collection}'이 비어 있습니다. 먼저 `dure index`로 색인하세요.")
+
+    def run(q: str, doc_ref: str | None, kind_: Any, k: int | None) -> list[Any]:
+        doc_id = None
+        if doc_ref:
+            found = col.find_document(doc_ref)
+            if found is None:
+                raise DureError(f"컬렉션 '{collection}'에 문서 '{doc_ref}'가 없습니다.")
+            doc_id = found.doc_id
+        return col.search(q, top_k=k or top_k, kind=kind_, doc_id=doc_id, mode=mode)  # type: ignore[arg-type]
+
+    if queries is not None:
+        for n, line in enumerate(_read_lines(queries), start=1):
+            try:
+                item = json.loads(line)
+                qid, text = item.get("id", n), item["query"]
+            except (json.JSONDecodeError, KeyError, AttributeError) as e:
+                raise DureError(
+                    f"{queries.name} {n}번째 줄: JSON {{'id','query'}}가 아닙니다."
+                ) from e
+            hits = run(text, item.get("doc"), item.get("kind", kind), item.get("top_k"))
+            if as_json:
+                print(
+                    json.dumps({"id": qid, "hits": [h.to_json() for h in hits]}, ensure_ascii=False)
+                )
+            else:
+                out.print(f"[bold]{qid}[/] {text}")
+                _print_hits(hits)
+        return
+    hits = run(query or "", doc, kind, None)
+    if as_json:
+        print(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=1))
+    else:
+        _print_hits(hits)
+        if not hits:
+            out.print("[dim]결과가 없습니다.[/]")
+
+
+def _read_lines(path: Path) -> list[str]:
+    if str(path) == "-":
+        return [ln for ln in sys.stdin.read().splitlines() if ln.strip()]
+    try:
+        return [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except (OSError, UnicodeDecodeError) as e:
+        raise DureError(f"질의 파일을 읽을 수 없습니다: {path} ({e})") from e
+
+
+def _print_hits(hits: list[Any]) -> None:
+    for i, h in enumerate(hits, start=1):
+        where = " ".join(
+            x for x in (h.article_no, f"({h.article_title})" if h.article_title else None) if x
+        )
+        snippet = " ".join(h.text.split())[:160]
+        out.print(f"{i}. [bold]{h.doc}[/] {where}  [dim]점수 {h.score:.4f} · {h.match}[/]")
+        out.print(f"   {snippet}")
+
+
+def collections(store: StoreOpt = None) -> None:
+    """컬렉션 목록 (문서 수, 검색 항목 수)."""
+    from dure.retrieval import list_collections
+    from dure.settings import get_settings
+
+    found = list_collections(get_settings(), store=store)  # type: ignore[arg-type]
+    if not found:
+        out.print("[dim]컬렉션이 없습니다. `dure index FILE --collection 이름`으로 만드세요.[/]")
+    for c in found:  # tab-separated, as other tools read it
+        print(f"{c.name}\t{c.store}\t문서 {c.documents}개\t항목 {c.records}개")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `index`, `search` and `collections` to the `dure` CLI."""
+    app.command()(index)
+    app.command()(search)
+    app.command()(collections)

@@ -1,0 +1,54 @@
+"""Tokens for keyword search: Kiwi morphemes (the default) and whitespace words (the baseline).
+
+Korean glues particles and endings to words ("계약을", "해지할"), so whitespace tokens rarely
+match across sentences; Kiwi's morphemes ("계약", "해지") do. Only content morphemes are kept:
+nouns, verb and adjective stems, roots, foreign words, numbers and hanja.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+__all__ = ["analyse", "kiwi_morphemes", "kiwi_tokens", "whitespace_tokens"]
+
+#: Content tags: common/proper nouns, verb/adjective stems, roots, Latin, numbers, hanja.
+_KEEP = frozenset({"NNG", "NNP", "NR", "VV", "VA", "XR", "SL", "SN", "SH", "NP"})
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _kiwi():  # type: ignore[no-untyped-def]
+    from kiwipiepy import Kiwi
+
+    return Kiwi()
+
+
+def analyse(text: str) -> tuple[list[str], list[str]]:
+    """(content morphemes for BM25, every morpheme form) of `text`, lower-cased, in order."""
+    kiwi = _kiwi()
+    with _lock:  # one analysis at a time: Kiwi is shared by the whole process
+        tokens = kiwi.tokenize(text)
+    forms = [t.form.lower() for t in tokens]
+    # Irregular stems carry a suffix ("VV-I"); the part before it is the tag.
+    content = [f for f, t in zip(forms, tokens, strict=True) if t.tag.split("-")[0] in _KEEP]
+    return content, forms
+
+
+def kiwi_tokens(text: str) -> list[str]:
+    """Content morphemes of `text`, lower-cased, in order (repeats kept: BM25 counts them)."""
+    return analyse(text)[0]
+
+
+def kiwi_morphemes(text: str) -> list[str]:
+    """Every morpheme form of `text` (particles and endings too), lower-cased."""
+    return analyse(text)[1]
+
+
+_WS_PUNCT = re.compile(r"[^\w]+")
+
+
+def whitespace_tokens(text: str) -> list[str]:
+    """Whitespace-separated words without punctuation (the baseline in the benchmarks)."""
+    return [w for w in (_WS_PUNCT.sub("", w).lower() for w in text.split()) if w]

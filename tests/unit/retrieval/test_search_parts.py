@@ -1,0 +1,50 @@
+"""The pieces of search: Kiwi tokens, the thesaurus, BM25, fusion, the USE embedder."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dure.retrieval.fusion import weighted_rrf
+from dure.retrieval.keyword import BM25Index
+from dure.retrieval.thesaurus import expand_query
+from dure.retrieval.tokenize import kiwi_tokens, whitespace_tokens
+
+
+def test_kiwi_keeps_content_morphemes_and_drops_particles() -> None:
+    assert kiwi_tokens("계약을 해지할 수 있다") == ["계약", "해지", "있"]
+    assert whitespace_tokens("계약을 해지할 수 있다.") == ["계약을", "해지할", "수", "있다"]
+
+
+def test_thesaurus_matches_conjugated_everyday_words() -> None:
+    assert "하도급" in expand_query("다른 회사한테 일을 넘겨서 맡겨도 돼?")
+    assert "하도급" in expand_query("하청업체 써도 돼?")  # inside a compound
+    assert "해고" in expand_query("회사가 나를 잘라도 돼?")
+    assert "지체상금" in expand_query("납품이 늦어지면 벌금 있어?")
+    assert "차임" in expand_query("월세 밀리면?")
+    assert expand_query("제5조의 내용") == []
+
+
+def test_bm25_ranks_and_respects_the_mask() -> None:
+    index = BM25Index([["하도급", "승인"], ["지체상금", "납기"], ["하도급", "하도급", "책임"]])
+    assert [i for i, _ in index.search(["하도급"], 3)] == [2, 0]
+    mask = np.array([True, True, False])
+    assert [i for i, _ in index.search(["하도급"], 3, mask)] == [0]
+    assert index.search(["없는말"], 3) == []
+    assert BM25Index([]).search(["하도급"], 3) == []
+
+
+def test_weighted_rrf_lets_a_weight_decide() -> None:
+    keyword, dense = ["a", "b", "c"], ["b", "c", "a"]
+    assert weighted_rrf([(keyword, 1.0), (dense, 1.0)])[0][0] == "b"
+    assert weighted_rrf([(keyword, 3.0), (dense, 1.0)])[0][0] == "a"
+    assert [i for i, _ in weighted_rrf([(keyword, 0.0), (dense, 1.0)])] == dense
+
+
+def test_use_vectors_are_unit_length_and_meaningful(use_embedder) -> None:
+    vecs = use_embedder.embed_documents(
+        ["하도급을 금지한다", "하청을 주면 안 된다", "월세는 매월 낸다"]
+    )
+    assert vecs.shape == (3, 512) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2]
+    assert use_embedder.embed_documents([]).shape == (0, 512)
