@@ -96,11 +96,7 @@ class ContractSettings(BaseModel):
         if self.persistence_mode == "sqlite":
             return f"sqlite:///{self.checkpoint_db_path or data_dir / 'dure.sqlite'}"
         if self.persistence_mode == "postgres":
-            if not (self.checkpoint_db_path or "").startswith(("postgresql://", "postgres://")):
-                raise ValueError(
-                    "persistence_mode=postgres needs checkpoint_db_path=postgresql://…"
-                )
-            return self.checkpoint_db_path
+            return self.checkpoint_db_path  # a postgresql:// URL (checked on load)
         return None
 
 

@@ -1,12 +1,16 @@
 """The agent registry. Each agent package exposes `AGENT: AgentSpec` and registers by name.
 
 Built-in agents are listed here; other packages add theirs through the `dure.agents`
-entry-point group (value: `module:AGENT`).
+entry-point group (value: `module:AGENT`). Without packaging, the environment variable
+`DURE_EXTRA_AGENTS="name=module:ATTR,other=pkg.mod:AGENT"` plugs in agents from any importable
+module (the module must be on `PYTHONPATH`).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+from functools import lru_cache
 from importlib.metadata import entry_points
 
 from dure.agent import AgentContext, AgentSpec
@@ -14,7 +18,12 @@ from dure.errors import DureError
 
 __all__ = ["AgentContext", "AgentSpec", "UnknownAgentError", "agent_names", "get_agent"]
 
-_BUILTIN: dict[str, str] = {}
+_BUILTIN: dict[str, str] = {
+    "assistant": "dure.agents.assistant:AGENT",
+    "contract": "dure.agents.contract:AGENT",
+    "pte": "dure.agents.pte:AGENT",
+    "tasks": "dure.agents.tasks:AGENT",
+}
 
 
 class UnknownAgentError(DureError, LookupError):
@@ -26,19 +35,45 @@ class UnknownAgentError(DureError, LookupError):
         self.known = known
 
 
+@lru_cache(maxsize=1)  # scanning installed packages costs ~15 ms; it is done once a process
 def _entry_points() -> dict[str, str]:
     return {ep.name: ep.value for ep in entry_points(group="dure.agents")}
 
 
+def _extra_agents() -> dict[str, str]:
+    """Agents named in `DURE_EXTRA_AGENTS` (`name=module:ATTR`, comma-separated)."""
+    extra: dict[str, str] = {}
+    for item in filter(
+        None, (i.strip() for i in os.environ.get("DURE_EXTRA_AGENTS", "").split(","))
+    ):
+        name, sep, target = (part.strip() for part in item.partition("="))
+        if not (name and sep and target):
+            raise DureError(
+                f"DURE_EXTRA_AGENTS 항목 형식이 잘못되었습니다: {item!r} (이름=모듈:속성)"
+            )
+        extra[name] = target
+    return extra
+
+
+def _registered() -> dict[str, str]:
+    return {**_BUILTIN, **_entry_points(), **_extra_agents()}
+
+
 def agent_names() -> list[str]:
     """Every registered agent name."""
-    return sorted({**_BUILTIN, **_entry_points()})
+    return sorted(_registered())
 
 
 def get_agent(name: str) -> AgentSpec:
     """The agent called `name`, or `UnknownAgentError` listing the known ones."""
-    target = _BUILTIN.get(name) or _entry_points().get(name)
+    registered = _registered()
+    target = registered.get(name)
     if target is None:
-        raise UnknownAgentError(name, agent_names())
+        raise UnknownAgentError(name, sorted(registered))
     module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr or "AGENT")
+    try:
+        return getattr(importlib.import_module(module), attr or "AGENT")
+    except (ImportError, AttributeError) as e:
+        if name not in _extra_agents():  # a built-in that fails to import is a bug: show it
+            raise
+        raise DureError(f"에이전트 {name!r}을(를) 불러올 수 없습니다 ({target}): {e}") from e

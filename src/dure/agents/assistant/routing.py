@@ -1,0 +1,85 @@
+"""Routing: the seed's `RouteDecision`, and the rules that decide the obvious cases without an LLM.
+
+The rules only answer when the answer cannot be wrong in practice: no collection to search
+(nothing for `rag` to find), a greeting, or a question that names a tool's job (arithmetic,
+weather, time, code, web) and nothing that sounds like the stored documents. Everything else
+goes to the LLM router. Mixed questions ("회사 규정대로 연차 계산해줘") are left to the LLM.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Route = Literal["rag", "agent"]
+
+
+class RouteDecision(BaseModel):
+    """The router's decision (seed 002)."""
+
+    route: Route
+    reason: str = Field(description="짧은 이유")
+
+
+# Words that point at the stored documents. Strong ones decide `rag` alone; weak ones only
+# stop the tool rules (a question about 회사 might still be about its documents).
+_STRONG_DOC = re.compile(r"규정|정책|사내|내규|사규|취업\s*규칙|매뉴얼|지침|복리\s*후생|가이드라인")
+_WEAK_DOC = re.compile(r"회사|문서|휴가|연차|병가|근무|업무|절차|규칙|제도|직원|팀|부서|자료|파일")
+# A whole message that is only a greeting, thanks or a short acknowledgement.
+_GREETING = re.compile(
+    r"(안녕(하세요|하십니까)?|하이|ㅎㅇ|hello|hi|반가워요?|반갑습니다|고마워요?|고맙습니다|"
+    r"감사(합니다|해요)?|ㅋ+|ㅎ+|좋아요?|알겠(어|어요|습니다)|잘\s*(가|자)|수고(하세요|했어요?)?)"
+    r"[\s!.~?^ㅎㅋ]*",
+    re.IGNORECASE,
+)
+_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d|제곱|루트|곱하기|나누기|더하기|빼기")
+_TOOL_WORDS = re.compile(
+    r"계산|날씨|기온|미세먼지|몇\s*시|시각|날짜|요일|오늘이|파이썬|python|코드|프로그램|"
+    r"위키|검색해|찾아봐|뉴스|환율",
+    re.IGNORECASE,
+)
+
+
+def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
+    """The route when a rule is sure of it, else None (the LLM decides)."""
+    text = question.strip()
+    if not has_collection:
+        return RouteDecision(route="agent", reason="검색할 문서 컬렉션이 없습니다")
+    if _STRONG_DOC.search(text) and not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text)):
+        return RouteDecision(route="rag", reason="회사 문서·규정에 관한 질문")
+    if _WEAK_DOC.search(text) or _STRONG_DOC.search(text):
+        return None
+    if _GREETING.fullmatch(text):
+        return RouteDecision(route="agent", reason="인사·일상 대화")
+    if _ARITHMETIC.search(text) or _TOOL_WORDS.search(text):
+        return RouteDecision(route="agent", reason="도구로 처리할 질문")
+    return None
+
+
+# Questions that plainly need one tool. The agent's first call of the turn is bound to that
+# tool: small local models otherwise answer arithmetic or the time from memory, and wrongly
+# (measured: the 1.5B default model answered "123 * 456" with 51488). Patterns are strict on
+# purpose — a date such as 3/15 or a remembered "몇 시에" must not trigger them.
+_EXPRESSION = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d")
+_CALC_INTENT = re.compile(r"계산|얼마|=|결과|답은")
+_KOREAN_OPERATOR = re.compile(r"\d\s*(곱하기|나누기|더하기|빼기)\s*\d")
+_NOW = re.compile(
+    r"지금\s*몇\s*시|현재\s*시각|지금\s*시간|오늘\s*날짜|오늘(은|이)?\s*무슨\s*요일|오늘(이)?\s*며칠"
+)
+_CODE = re.compile(r"파이썬|python|코드|프로그램|스크립트", re.IGNORECASE)
+
+
+def tool_hint(question: str) -> str | None:
+    """The one tool a question plainly asks for (`calculator`, `get_current_datetime`), or None."""
+    text = question.strip()
+    if _STRONG_DOC.search(text) or _WEAK_DOC.search(text) or _CODE.search(text):
+        return None
+    calc = bool(
+        (_EXPRESSION.search(text) and _CALC_INTENT.search(text)) or _KOREAN_OPERATOR.search(text)
+    )
+    now = bool(_NOW.search(text))
+    if calc == now:  # neither, or both (then the model chooses)
+        return None
+    return "calculator" if calc else "get_current_datetime"

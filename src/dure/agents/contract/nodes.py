@@ -1,0 +1,409 @@
+"""The contract agent's nodes, one function each, named as seeds 000 and 001 name them.
+
+scope_validator → check_previous_context → planner → (executor | parallel_executor) →
+evaluator → … → respond. Every node reads the state, emits its events and returns only the
+fields it changes. Model replies that are not the JSON asked for never crash a turn: they set
+`error`, and respond ends the turn with a polite Korean message (fail closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from dure.agents.contract import prompts, rules
+from dure.agents.contract.bookkeeping import absorb, model_tool_calls, select_tools
+from dure.agents.contract.context import (
+    EVALUATOR_BUDGET,
+    answer_context,
+    format_collected_detail,
+    format_previous_turn,
+    planner_messages,
+    previous_turn_from,
+)
+from dure.agents.contract.deps import Deps
+from dure.agents.contract.state import ContractState, ToolCall
+from dure.events import (
+    ErrorEvent,
+    EvaluationResult,
+    Generating,
+    Planning,
+    SourcesEvent,
+    Thinking,
+    Token,
+    ToolResultEvent,
+    ToolSelected,
+    emit,
+)
+from dure.llm import StructuredOutputError, agenerate_structured
+from dure.sources import Source
+from dure.tags import ANSWER_TAG
+from dure.tools import ToolRegistry, ToolResult
+
+__all__ = [
+    "Deps",
+    "check_previous_context",
+    "evaluator",
+    "executor",
+    "parallel_executor",
+    "planner",
+    "respond",
+    "route_scope",
+    "scope_validator",
+    "should_continue",
+    "should_execute_tools",
+]
+
+Update = dict[str, Any]
+
+#: The planner's reply is a few tool calls; a model that starts to answer instead is cut here.
+PLANNER_MAX_TOKENS = 256
+
+
+class PreviousContextDecision(BaseModel):
+    """check_previous_context's JSON (seed 000)."""
+
+    need_previous_context: bool
+    reasoning: str = ""
+
+
+class Judgement(BaseModel):
+    """The evaluator's JSON (seed 000)."""
+
+    is_sufficient: bool
+    reasoning: str = ""
+    missing_info: str | None = None
+
+
+def _finish(text: str, error_code: str | None = None) -> Update:
+    """End the turn with a fixed Korean message (refusal or fail-closed stop), no model call."""
+    if error_code:
+        emit(ErrorEvent(code=error_code, content=text))
+    emit(Token(content=text))
+    return {"final_response": text, "sources": [], "messages": [AIMessage(text)]}
+
+
+# ---------------------------------------------------------------- [1] ScopeValidator
+
+
+async def scope_validator(state: ContractState, deps: Deps) -> Update:
+    """Entry: contract binding, scope (rules, then the fast model) and previous-turn detection."""
+    emit(Thinking(step="scope_validator", content="질문이 계약서에 관한 것인지 확인하고 있습니다."))
+    previous = previous_turn_from(state.get("messages", []))
+    if not state.get("contract_id"):
+        return {"previous_turn": previous, **_finish(prompts.NO_CONTRACT, "no_contract")}
+    for bound_key, requested_key in (
+        ("contract_id", "requested_contract_id"),
+        ("standard_contract_id", "requested_standard_id"),
+    ):
+        bound, requested = state.get(bound_key), state.get(requested_key)
+        if bound and requested and requested != bound:
+            contract = deps.contract(bound)
+            name = (contract.title if contract else None) or bound
+            text = prompts.CONTRACT_CONFLICT.format(bound=name)
+            return {"previous_turn": previous, **_finish(text, "contract_conflict")}
+    try:
+        result = await deps.scope.validate(state["user_message"], has_history=bool(previous))
+    except StructuredOutputError:
+        return {
+            "previous_turn": previous,
+            "error": "structured_output",
+            **_finish(prompts.STRUCTURED_ERROR, "structured_output"),
+        }
+    decision = {
+        "node": "scope_validator",
+        "kind": result.kind,
+        "by": result.decided_by,
+        "reason": result.reason,
+        "references_previous_context": result.references_previous_context,
+    }
+    if not result.in_scope:
+        return {
+            "previous_turn": previous,
+            "question_kind": result.kind,
+            "decision_log": [decision],
+            **_finish(prompts.REFUSAL),
+        }
+    # Decided here by rule, so check_previous_context needs no model call: a reference word
+    # means yes; a question that names its own articles means no; anything else is undecided.
+    need: bool | None = None
+    if previous and result.references_previous_context:
+        need = True
+    elif result.self_contained or result.kind == "smalltalk":
+        need = False
+    return {
+        "previous_turn": previous,
+        "question_kind": result.kind,
+        "need_previous_context": need,
+        "decision_log": [decision],
+    }
+
+
+def route_scope(state: ContractState) -> str:
+    """`out_of_scope` (the turn already has its message) or `in_scope`."""
+    return "out_of_scope" if state.get("final_response") else "in_scope"
+
+
+# ---------------------------------------------------------------- [2] check_previous_context
+
+
+async def check_previous_context(state: ContractState, deps: Deps) -> Update:
+    """Does the question need the previous turn? Skip if decided; false without history."""
+    if state.get("need_previous_context") is not None:
+        return {}
+    if len(state.get("messages", [])) <= 1 or not state.get("previous_turn"):
+        return {"need_previous_context": False}
+    emit(Thinking(step="check_previous_context", content="이전 대화가 필요한지 판단하고 있습니다."))
+    messages = [
+        SystemMessage(prompts.PREVIOUS_CONTEXT_SYSTEM),
+        HumanMessage(
+            prompts.PREVIOUS_CONTEXT_USER.format(
+                previous_turn=format_previous_turn(state["previous_turn"]),
+                question=state["user_message"],
+            )
+        ),
+    ]
+    try:
+        decision = await agenerate_structured(
+            deps.models("fast"), messages, PreviousContextDecision
+        )
+    except StructuredOutputError:
+        return {"need_previous_context": False, "error": "structured_output"}
+    entry = {"node": "check_previous_context", **decision.model_dump()}
+    return {
+        "need_previous_context": decision.need_previous_context,
+        "decision_log": [*state.get("decision_log", []), entry],
+    }
+
+
+# ---------------------------------------------------------------- [3] planner
+
+
+async def planner(state: ContractState, deps: Deps) -> Update:
+    """Choose the next tools: rule suggestion (first iteration only), then tool calling (auto)."""
+    iteration = state.get("iteration_count", 0) + 1
+    emit(Planning(content=f"탐색 계획을 세우고 있습니다 ({iteration}회차)."))
+    if state.get("error"):
+        return {"next_tools": [], "all_tools_skipped": False}
+    question = state["user_message"]
+    registry = deps.registry(state)
+    contract = deps.contract(state.get("contract_id"))
+    first = iteration == 1
+    candidates: list[ToolCall] = []
+    ask_model = True
+    if first and state.get("question_kind") == "smalltalk":
+        ask_model = False
+    elif first:
+        # A follow-up on the previous answer may need no lookup at all (seed 000's example).
+        fallback = not state.get("need_previous_context")
+        candidates = rules.suggest_tools(question, contract, search_fallback=fallback)
+        ask_model = not rules.is_pure_lookup(question, contract, candidates)
+    if ask_model:
+        # tool_choice="auto" on every iteration: the model may choose nothing, and a rule
+        # suggestion is only ever a hint in the prompt, never a forced choice.
+        model = deps.models("smart").bind_tools(
+            registry.schemas(), tool_choice="auto", max_tokens=PLANNER_MAX_TOKENS
+        )
+        messages = planner_messages(state, registry.manifest(), contract, candidates)
+        reply = await model.ainvoke(messages)
+        candidates += model_tool_calls(reply)
+    next_tools, skipped, unknown = select_tools(candidates, state, registry)
+    all_skipped = bool(skipped) and not next_tools
+    entry = {
+        "node": "planner",
+        "iteration": iteration,
+        "asked_model": ask_model,
+        "selected": [t["signature"] for t in next_tools],
+        "skipped_duplicates": skipped,
+        "unknown_tools": unknown,
+    }
+    if next_tools:
+        emit(
+            ToolSelected(
+                content=f"도구 {len(next_tools)}개를 실행합니다.",
+                tools=[{"name": t["name"], "args": t["args"]} for t in next_tools],
+            )
+        )
+    elif all_skipped:
+        emit(Thinking(step="planner", content="이미 실행한 도구뿐이라 바로 평가합니다."))
+    return {
+        "next_tools": next_tools,
+        "all_tools_skipped": all_skipped,
+        "decision_log": [*state.get("decision_log", []), entry],
+    }
+
+
+def should_execute_tools(state: ContractState, max_parallel: int = 4) -> str:
+    """Seed 001's planner branch: no_tools | skip_to_evaluator | execute_parallel | _sequential."""
+    if state.get("all_tools_skipped"):
+        return "skip_to_evaluator"
+    tools = state.get("next_tools") or []
+    if not tools:
+        return "no_tools"
+    return "execute_parallel" if len(tools) > 1 and max_parallel > 1 else "execute_sequential"
+
+
+# ---------------------------------------------------------------- [4] executors
+
+
+async def _run(registry: ToolRegistry, call: ToolCall) -> ToolResult:
+    result = await registry.run(call["name"], call["args"])
+    emit(
+        ToolResultEvent(
+            tool=call["name"], ok=result.ok, content=result.content[:200].replace("\n", " ")
+        )
+    )
+    return result
+
+
+async def executor(state: ContractState, deps: Deps) -> Update:
+    """Run the selected tools one after another."""
+    registry = deps.registry(state)
+    results = [(call, await _run(registry, call)) for call in state.get("next_tools", [])]
+    return absorb(state, results)
+
+
+async def parallel_executor(state: ContractState, deps: Deps) -> Update:
+    """Run independent tools at once, at most `contract.max_parallel_tools` at a time."""
+    registry = deps.registry(state)
+    gate = asyncio.Semaphore(max(1, deps.settings.contract.max_parallel_tools))
+
+    async def bounded(call: ToolCall) -> ToolResult:
+        async with gate:
+            return await _run(registry, call)
+
+    calls = state.get("next_tools", [])
+    results = await asyncio.gather(*(bounded(c) for c in calls))
+    return absorb(state, list(zip(calls, results, strict=True)))
+
+
+# ---------------------------------------------------------------- [5] evaluator
+
+
+async def evaluator(state: ContractState, deps: Deps) -> Update:
+    """Is the collected information sufficient? Limit, no progress, rule, then the smart model."""
+    count = state.get("iteration_count", 0) + 1
+    limit = deps.settings.contract.max_iterations
+    log = list(state.get("decision_log", []))
+    question = state["user_message"]
+    base = {"node": "evaluator", "iteration": count}
+    if state.get("error"):
+        entry = {**base, "action": "finish", "by": "error", "is_sufficient": False}
+        return {"iteration_count": count, "decision_log": [*log, entry]}
+    if count >= limit:
+        note = prompts.MAX_ITERATIONS_NOTE.format(n=limit)
+        emit(EvaluationResult(is_sufficient=False, content=note))
+        entry = {
+            **base,
+            "action": "finish",
+            "by": "limit",
+            "is_sufficient": False,
+            "reasoning": note,
+        }
+        return {"iteration_count": count, "decision_log": [*log, entry]}
+    if state.get("all_tools_skipped") and _last_evaluation(state):
+        # The planner found nothing new since the last judgement: asking again would only
+        # repeat it, so the loop ends here with what was collected.
+        emit(EvaluationResult(is_sufficient=False, content=prompts.NO_PROGRESS_NOTE))
+        entry = {**base, "action": "finish", "by": "no_progress", "is_sufficient": False}
+        return {"iteration_count": count, "decision_log": [*log, entry]}
+    reason = rules.rule_sufficiency(
+        question, state.get("explored_articles", []), deps.contract(state.get("contract_id"))
+    )
+    if reason is not None:
+        emit(EvaluationResult(is_sufficient=True, content=reason))
+        entry = {
+            **base,
+            "action": "finish",
+            "by": "rule",
+            "is_sufficient": True,
+            "reasoning": reason,
+        }
+        return {"iteration_count": count, "missing_info": None, "decision_log": [*log, entry]}
+    messages = [
+        SystemMessage(prompts.EVALUATOR_SYSTEM),
+        HumanMessage(
+            prompts.EVALUATOR_USER.format(
+                user_message=question,
+                explored=", ".join(state.get("explored_articles", [])) or "(없음)",
+                unexplored=", ".join(state.get("unexplored_articles", [])) or "(없음)",
+                collected=format_collected_detail(
+                    state.get("collected_info", []), EVALUATOR_BUDGET
+                ),
+            )
+        ),
+    ]
+    try:
+        verdict = await agenerate_structured(deps.models("smart"), messages, Judgement)
+    except StructuredOutputError:
+        entry = {**base, "action": "finish", "by": "error", "is_sufficient": False}
+        return {
+            "iteration_count": count,
+            "error": "structured_output",
+            "decision_log": [*log, entry],
+        }
+    missing = None if verdict.is_sufficient else (verdict.missing_info or None)
+    emit(
+        EvaluationResult(
+            is_sufficient=verdict.is_sufficient, missing_info=missing, content=verdict.reasoning
+        )
+    )
+    entry = {
+        **base,
+        "action": "finish" if verdict.is_sufficient else "continue",
+        "by": "llm",
+        "is_sufficient": verdict.is_sufficient,
+        "reasoning": verdict.reasoning,
+        "missing_info": missing,
+    }
+    return {"iteration_count": count, "missing_info": missing, "decision_log": [*log, entry]}
+
+
+def _last_evaluation(state: ContractState) -> dict[str, Any]:
+    log = state.get("decision_log", [])
+    return next((d for d in reversed(log) if d["node"] == "evaluator"), {})
+
+
+def should_continue(state: ContractState) -> str:
+    """Seed 000's `should_continue`: the last evaluator decision's action."""
+    return "continue" if _last_evaluation(state).get("action") == "continue" else "finish"
+
+
+# ---------------------------------------------------------------- [6] respond
+
+
+async def respond(state: ContractState, deps: Deps) -> Update:
+    """Write the answer from the collected information (streamed), then list its sources."""
+    if state.get("error"):
+        return _finish(prompts.STRUCTURED_ERROR, state["error"] or "error")
+    emit(Generating(content="답변을 작성하고 있습니다."))
+    question = state["user_message"]
+    if state.get("question_kind") == "smalltalk" and not state.get("collected_info"):
+        messages = [SystemMessage(prompts.SMALLTALK_SYSTEM), HumanMessage(question)]
+    else:
+        context = answer_context(state)
+        if _last_evaluation(state).get("by") == "limit":
+            context += prompts.LIMIT_REACHED_HINT
+        messages = [
+            SystemMessage(prompts.RESPOND_SYSTEM),
+            HumanMessage(prompts.RESPOND_USER.format(context=context, user_message=question)),
+        ]
+    answer = ""
+    async for chunk in deps.models("smart").astream(messages, config={"tags": [ANSWER_TAG]}):
+        answer += chunk.text
+    answer = answer.strip()
+    collected = list(state.get("collected_info", []))
+    if state.get("need_previous_context") and state.get("previous_turn"):
+        earlier = state["previous_turn"][-1].get("sources", [])
+        collected.append({"ok": True, "sources": earlier})
+    sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
+    emit(SourcesEvent(content=sources))
+    dumped = [s.model_dump() for s in sources]
+    return {
+        "final_response": answer,
+        "sources": dumped,
+        "messages": [AIMessage(answer, additional_kwargs={"sources": dumped})],
+    }

@@ -1,0 +1,195 @@
+"""ScopeValidator: is this a question about the contract, and does it lean on the previous turn?
+
+Rules decide first, without any LLM call: an article reference or contract vocabulary means
+in scope, a greeting is small talk, a clearly unrelated topic is refused. Only what the rules
+leave undecided goes to the `fast` model (a JSON judgement, fail-closed).
+
+Previous-turn references ("그", "그거", "방금", "아까", "그럼", "위에서", "더 자세히", "왜?") are
+read from Kiwi morphemes, not substrings, so "그림", "그룹" and "아까시나무" do not count.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from dure.agents.contract import prompts
+from dure.agents.contract.state import QuestionKind
+from dure.documents.refs import extract_article_refs
+from dure.llm import agenerate_structured
+
+# Contract vocabulary, legal and everyday: any of these (as a substring) puts a question in scope.
+CONTRACT_TERMS: tuple[str, ...] = (
+    "계약", "조항", "조문", "약관", "당사자", "위약", "해지", "해제", "손해", "배상", "대금",
+    "지급", "기간", "갱신", "연장", "비밀", "기밀", "지식재산", "저작권", "특허", "소유권",
+    "납품", "납기", "검수", "하자", "보증", "분쟁", "관할", "중재", "표준", "의무", "책임",
+    "권리", "양도", "하도급", "위탁", "용역", "보수", "수수료", "지체상금", "지연", "이자",
+    "면책", "불가항력", "통지", "효력", "서명", "날인", "부칙", "별첨", "별표", "근로", "임금",
+    "급여", "월급", "퇴직", "해고", "근무", "휴가", "임대", "임차", "전대", "보증금", "월세", "차임",
+    "원상복구", "개인정보", "경업", "겸업", "정산", "환불", "계약금", "잔금", "선급", "인도",
+    "위반", "어기", "그만두", "그만 두", "끝내", "언제까지", "물어내", "물어줘", "벌금", "돈",
+    "받을 수", "줘야", "내야", "조건", "규정", "참조",
+)  # fmt: skip
+
+# Topics a contract chatbot should politely decline when nothing contract-like is asked.
+OUT_OF_SCOPE_TERMS: tuple[str, ...] = (
+    "날씨", "기온", "미세먼지", "주식", "주가", "코인", "비트코인", "환율", "레시피", "요리",
+    "맛집", "영화", "드라마", "노래", "가사", "게임", "축구", "야구", "농구", "연예인",
+    "아이돌", "로또", "운세", "별자리", "여행", "관광", "항공권", "농담", "유머", "소설",
+    "파이썬", "자바스크립트", "코딩", "프로그래밍", "수학", "방정식", "번역", "다이어트",
+    "대통령", "선거", "정치", "스포츠",
+)  # fmt: skip
+
+_SMALLTALK = re.compile(
+    r"^(?:안녕(?:하세요|하십니까)?|하이|헬로|hello|hi|hey|반가워(?:요)?|반갑습니다|"
+    r"고마워(?:요)?|고맙습니다|감사(?:합니다|해요)?|땡큐|thanks?|thank you|수고(?:하셨습니다|했어요?)?|"
+    r"좋아(?:요)?|알겠(?:어|습니다)(?:요)?|네|응|넵|오케이|ok|okay|잘\s?가|잘 있어)$",
+    re.IGNORECASE,
+)
+_PUNCT = re.compile(r"[\s!.,~?^ㅎㅋ;:)(]+")
+_WHY_ONLY = re.compile(r"^\s*왜(?:요)?\s*[?？!.]*\s*$")
+_PARTY = re.compile(r"(?<![가-힣])(?:갑|을)(?:의|은|는|이|가|에게|과|와)?(?![가-힣])")
+
+_REF_PRONOUNS = {"그거", "그것", "그건", "그게", "저거", "저것"}
+_REF_CONJUNCTIONS = {"그럼", "그러면", "그렇다면", "그래서", "그런데", "그러니까"}
+_REF_ADVERBS = {"방금", "아까", "앞서", "조금전", "아까는"}
+_REF_PLACES = {"위", "앞"}
+_REF_TIMES = {"이전", "직전", "방금", "아까"}
+_REF_OBJECTS = {"답변", "대답", "답", "말", "내용", "질문", "설명"}
+_DETAIL = {"자세히", "구체적", "자세하", "구체적으로", "상세히"}
+
+
+@cache
+def _kiwi():  # kiwipiepy ships no type stubs
+    from kiwipiepy import Kiwi
+
+    return Kiwi()
+
+
+_kiwi_lock = threading.Lock()
+
+
+def morphemes(text: str) -> list[tuple[str, str]]:
+    """Kiwi's (form, tag) morphemes of `text`."""
+    with _kiwi_lock:  # Kiwi is built once; tokenising from threads is serialised
+        return [(t.form, t.tag) for t in _kiwi().tokenize(text)]
+
+
+def references_previous_turn(text: str) -> bool:
+    """Whether `text` points back at the previous turn ("그 조항", "그럼", "아까", "왜?" …).
+
+    Works on morphemes: "그" must be a determiner (MM), "아까" an adverb or noun of its own,
+    so words that merely contain these syllables ("그림", "그룹", "아까시나무") do not count.
+    """
+    if _WHY_ONLY.match(text):
+        return True
+    morphs = morphemes(text)
+    for i, (form, tag) in enumerate(morphs):
+        nxt = morphs[i + 1] if i + 1 < len(morphs) else ("", "")
+        if form == "그" and tag == "MM":
+            return True
+        if tag == "NP" and form in _REF_PRONOUNS:
+            return True
+        if tag in ("MAJ", "IC") and form in _REF_CONJUNCTIONS:
+            return True
+        if i == 0 and form == "그렇" and tag.startswith("VA"):  # 그렇다면, 그래?
+            return True
+        if tag.startswith("MA") and form in _REF_ADVERBS:
+            return True
+        if tag == "NNG" and form in _REF_PLACES and nxt[1] == "JKB" and nxt[0] in ("에서", "에"):
+            return True
+        if form in _REF_TIMES and nxt[0] in _REF_OBJECTS:
+            return True
+        if form == "더" and tag == "MAG" and nxt[0] in _DETAIL:
+            return True
+        if form == "다시" and nxt[0] in ("설명", "말", "정리", "요약", "알리"):
+            return True
+    return False
+
+
+def is_smalltalk(text: str) -> bool:
+    """A greeting or thanks and nothing else ("안녕하세요!", "고마워요 ㅎㅎ")."""
+    words = [w for w in _PUNCT.split(text.strip()) if w]
+    return bool(words) and all(_SMALLTALK.match(w) for w in words)
+
+
+def _has_any(text: str, terms: tuple[str, ...]) -> bool:
+    return any(t in text for t in terms)
+
+
+class ScopeJudgement(BaseModel):
+    """The `fast` model's verdict on a question the rules left undecided."""
+
+    in_scope: bool
+    reasoning: str = ""
+
+
+@dataclass(frozen=True)
+class ScopeResult:
+    """What the ScopeValidator decided, and how."""
+
+    kind: QuestionKind
+    references_previous_context: bool
+    #: The question names its articles itself ("제5조 내용이 뭐야?"): no previous turn needed.
+    self_contained: bool
+    decided_by: Literal["rule", "llm"]
+    reason: str
+
+    @property
+    def in_scope(self) -> bool:
+        """Whether the agent should work on the question at all."""
+        return self.kind != "out_of_scope"
+
+
+class ScopeValidator:
+    """Rules first; the `fast` model (JSON) only for what the rules leave undecided."""
+
+    def __init__(self, fast_model: Callable[[], BaseChatModel]) -> None:
+        self._fast_model = fast_model
+
+    def by_rules(self, question: str, has_history: bool) -> ScopeResult | None:
+        """The rule verdict, or None when only a model can tell."""
+        refs = extract_article_refs(question)
+        previous = has_history and references_previous_turn(question)
+
+        def result(kind: QuestionKind, reason: str) -> ScopeResult:
+            return ScopeResult(kind, previous, bool(refs) and not previous, "rule", reason)
+
+        if refs:
+            return result("contract", f"조항 번호 언급: {', '.join(refs)}")
+        if is_smalltalk(question):
+            return result("smalltalk", "인사·감사 표현")
+        contract_like = _has_any(question, CONTRACT_TERMS) or bool(_PARTY.search(question))
+        off_topic = _has_any(question, OUT_OF_SCOPE_TERMS)
+        if contract_like and not off_topic:
+            return result("contract", "계약서 관련 어휘")
+        if off_topic and not contract_like:
+            return result("out_of_scope", "계약서와 무관한 주제")
+        if previous and not off_topic:
+            return result("contract", "이전 답변에 대한 후속 질문")
+        return None
+
+    async def validate(self, question: str, has_history: bool) -> ScopeResult:
+        """The verdict: by rules when they decide, else by the `fast` model.
+
+        Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
+        """
+        ruled = self.by_rules(question, has_history)
+        if ruled is not None:
+            return ruled
+        messages = [
+            SystemMessage(prompts.SCOPE_SYSTEM),
+            HumanMessage(prompts.SCOPE_USER.format(question=question)),
+        ]
+        verdict = await agenerate_structured(self._fast_model(), messages, ScopeJudgement)
+        previous = has_history and references_previous_turn(question)
+        kind: QuestionKind = "contract" if verdict.in_scope else "out_of_scope"
+        return ScopeResult(kind, previous, False, "llm", verdict.reasoning)

@@ -1,0 +1,101 @@
+"""The contract agent's state, field by field as seeds 000 and 001 name them.
+
+Per-turn fields are reset by `initial_state` at the start of every turn; `messages` and the
+thread's contract binding (`contract_id`, `standard_contract_id`) live on across turns in the
+checkpointer, so a thread is bound to one contract and remembers its conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.graph.message import add_messages
+
+#: How many messages a thread keeps (only the previous turn is ever read; the rest is history).
+MAX_THREAD_MESSAGES = 20
+
+QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
+
+
+def recent_messages(old: list[AnyMessage], new: list[AnyMessage]) -> list[AnyMessage]:
+    """`add_messages`, keeping the last `MAX_THREAD_MESSAGES` so a long thread stays small."""
+    merged = add_messages(old, new)
+    return merged[-MAX_THREAD_MESSAGES:]
+
+
+def keep_binding(old: str | None, new: str | None) -> str | None:
+    """A thread's document binding: the first one wins; later turns cannot silently switch it."""
+    return old or new
+
+
+class ToolCall(TypedDict):
+    """One planned tool call."""
+
+    name: str
+    args: dict[str, Any]
+    signature: str
+    origin: Literal["rule", "llm"]
+
+
+class ContractState(TypedDict, total=False):
+    """Seed 001's `AgentState` for the contract Q&A agent."""
+
+    # -- input and conversation
+    user_message: str
+    messages: Annotated[list[AnyMessage], recent_messages]
+    contract_id: Annotated[str | None, keep_binding]
+    standard_contract_id: Annotated[str | None, keep_binding]
+    requested_contract_id: str | None
+    requested_standard_id: str | None
+    # -- ScopeValidator / check_previous_context
+    question_kind: QuestionKind
+    need_previous_context: bool | None
+    previous_turn: list[dict[str, str]]
+    # -- planner
+    next_tools: list[ToolCall]
+    all_tools_skipped: bool
+    # -- executors
+    tool_history: list[dict[str, Any]]
+    collected_info: list[dict[str, Any]]
+    explored_articles: list[str]
+    unexplored_articles: list[str]
+    # -- evaluator
+    missing_info: str | None
+    iteration_count: int
+    decision_log: list[dict[str, Any]]
+    # -- respond
+    final_response: str
+    sources: list[dict[str, Any]]
+    #: A fail-closed stop (e.g. a model reply that was not the JSON asked for): respond
+    #: turns it into a polite Korean message instead of an answer.
+    error: str | None
+
+
+def initial_state(
+    message: str, contract_id: str | None = None, standard_contract_id: str | None = None
+) -> dict[str, Any]:
+    """The graph input for one user turn: the new message and every per-turn field reset."""
+    return {
+        "user_message": message,
+        "messages": [HumanMessage(message)],
+        "contract_id": contract_id,
+        "standard_contract_id": standard_contract_id,
+        "requested_contract_id": contract_id,
+        "requested_standard_id": standard_contract_id,
+        "question_kind": "contract",
+        "need_previous_context": None,
+        "previous_turn": [],
+        "next_tools": [],
+        "all_tools_skipped": False,
+        "tool_history": [],
+        "collected_info": [],
+        "explored_articles": [],
+        "unexplored_articles": [],
+        "missing_info": None,
+        "iteration_count": 0,
+        "decision_log": [],
+        "final_response": "",
+        "sources": [],
+        "error": None,
+    }

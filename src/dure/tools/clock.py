@@ -1,0 +1,53 @@
+"""The `get_current_datetime` tool: today's date and the time, in Asia/Seoul unless asked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, Field
+
+from dure.tools.base import Tool, ToolResult
+
+DEFAULT_ZONE = "Asia/Seoul"
+_WEEKDAYS = "월화수목금토일"
+
+
+class DatetimeArgs(BaseModel):
+    """Arguments of `get_current_datetime`."""
+
+    timezone: str | None = Field(
+        None, description="IANA 시간대 (예: Asia/Seoul, America/New_York). 생략하면 Asia/Seoul"
+    )
+
+
+def format_datetime(moment: datetime) -> str:
+    """`2025-03-15 (토요일) 14:03:12 Asia/Seoul (UTC+09:00)`."""
+    offset = moment.strftime("%z")
+    return (
+        f"{moment:%Y-%m-%d} ({_WEEKDAYS[moment.weekday()]}요일) {moment:%H:%M:%S} "
+        f"{moment.tzinfo} (UTC{offset[:3]}:{offset[3:]})"
+    )
+
+
+def datetime_tool(now: Callable[[ZoneInfo], datetime] = datetime.now) -> Tool:
+    """The `get_current_datetime` tool; `now(zone)` is the clock (tests pass a fixed one)."""
+
+    def get_current_datetime(timezone: str | None = None) -> ToolResult:
+        name = (timezone or DEFAULT_ZONE).strip()
+        try:
+            zone = ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            return ToolResult.fail(
+                f"알 수 없는 시간대입니다: {name!r} (예: Asia/Seoul, Europe/London)"
+            )
+        return ToolResult(ok=True, content=format_datetime(now(zone)))
+
+    return Tool(
+        name="get_current_datetime",
+        description="현재 날짜, 요일, 시각을 알려 줍니다 (기본 시간대 Asia/Seoul).",
+        args_schema=DatetimeArgs,
+        func=get_current_datetime,
+        timeout=5.0,
+    )

@@ -1,0 +1,69 @@
+"""The assistant over a real collection (`dure.retrieval`, Kiwi BM25, in-memory store — seed
+002's default vector store) with a scripted model: retrieval feeds [참고 문서] and sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dure.retrieval import open_collection
+from dure.settings import Settings
+from dure.testing import ScriptedChatModel, tool_call
+from unit.assistant.harness import Assistant, system_prompt, tool_messages
+
+HANDBOOK = """# 두레상사 직원 안내서
+
+## 휴가 정책
+연차 유급휴가는 입사 1년 후 15일이 주어진다. 병가는 연 10일까지 유급이다.
+연차는 반차(4시간) 단위로 나눠 쓸 수 있다.
+
+## 출장 규정
+국내 출장 일비는 하루 5만원이며 숙박비는 1박 10만원까지 실비로 지원한다.
+
+## 보안 지침
+사내 문서는 외부 메일로 보낼 수 없다. 노트북은 퇴근 시 잠금 서랍에 보관한다.
+"""
+
+
+@pytest.fixture
+def collection(settings: Settings, tmp_path: Path) -> str:
+    settings.search.store = "memory"
+    path = tmp_path / "직원안내서.md"
+    path.write_text(HANDBOOK, encoding="utf-8")
+    name = f"handbook-{tmp_path.name[-8:]}"
+    open_collection(name, settings).add_document(path, kind="document")
+    return name
+
+
+async def test_rag_over_a_real_collection(settings: Settings, collection: str) -> None:
+    bot = Assistant(
+        settings,
+        ScriptedChatModel(["연차는 15일, 병가는 10일입니다."]),
+        options={"collection": collection},
+    )
+    turn = await bot.turn("회사 휴가 정책이 뭐야?")
+    assert turn.route == "rag"
+    assert turn.llm_calls <= 2
+    prompt = system_prompt(turn.calls[0])
+    context = prompt[prompt.index("[참고 문서]") :]
+    assert "[1] " in context and "연차 유급휴가는 입사 1년 후 15일" in context
+    first = turn.done.sources[0]
+    assert first.doc == "직원안내서" and "휴가 정책" in (first.article_title or "")
+    assert "15일" in first.text
+
+
+async def test_rag_and_tool_over_a_real_collection(settings: Settings, collection: str) -> None:
+    model = ScriptedChatModel(
+        [
+            {"route": "rag", "reason": "출장 규정과 계산"},
+            tool_call("calculator", expression="50000 * 3 + 100000 * 2"),
+            "3일 출장이면 일비와 숙박비로 35만원까지 받을 수 있습니다.",
+        ]
+    )
+    bot = Assistant(settings, model, options={"collection": collection})
+    turn = await bot.turn("출장 규정 기준으로 2박 3일이면 일비랑 숙박비 합쳐서 얼마인지 계산해줘")
+    assert [c.node for c in turn.calls] == ["router", "agent", "agent"]
+    assert "일비는 하루 5만원" in system_prompt(turn.calls[1])
+    assert tool_messages(turn.calls[2])[0].content == "350000"
+    assert turn.llm_calls == 3

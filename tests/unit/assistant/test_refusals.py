@@ -1,0 +1,67 @@
+"""Every refusal of a tool reaches the user as a clear Korean message, and the thread goes on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dure.settings import Settings
+from dure.testing import ScriptedChatModel, tool_call
+
+from .harness import Assistant, tool_messages
+
+REFUSALS = [
+    ("calculator", {"expression": "9**9**9"}, "결과가 너무 큰 거듭제곱이라 계산하지 않습니다"),
+    ("calculator", {"expression": "(1).__class__"}, "속성 접근(.)은 허용되지 않습니다"),
+    ("read_file", {"path": "../secret.txt"}, "허용된 폴더 밖의 파일은 읽을 수 없습니다"),
+    ("read_file", {"path": "/etc/passwd"}, "허용된 폴더 밖의 파일은 읽을 수 없습니다"),
+    (
+        "python_repl",
+        {"code": "import socket\nsocket.create_connection(('127.0.0.1', 80))"},
+        "샌드박스에서 허용되지 않는 작업입니다: 네트워크 접근",
+    ),
+    (
+        "python_repl",
+        {"code": "import os\nos.fork()"},
+        "샌드박스에서 허용되지 않는 작업입니다: 새 프로세스 실행",
+    ),
+    ("get_weather", {"city": "서울"}, "API 키가 설정되지 않아"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "message"), REFUSALS)
+async def test_refusal_then_the_thread_continues(
+    settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tool: str,
+    args: dict,
+    message: str,
+) -> None:
+    monkeypatch.delenv("OPENWEATHER_API_KEY", raising=False)
+    root = tmp_path / "files"
+    root.mkdir()
+    (tmp_path / "secret.txt").write_text("TOP SECRET")
+    settings.assistant.files_root = root
+    model = ScriptedChatModel(
+        [
+            tool_call(tool, **args),
+            "요청하신 작업은 안전상 허용되지 않습니다.",
+            tool_call("calculator", expression="2 + 3"),
+            "2 + 3 = 5입니다.",
+        ]
+    )
+    bot = Assistant(settings, model)
+    refused = await bot.turn("이 작업을 해줘: 파이썬 계산")
+    (result,) = tool_messages(refused.calls[1])
+    assert result.status == "error"
+    assert result.content.startswith("오류: ") and message in result.content
+    assert "Traceback" not in result.content or tool == "python_repl"
+    assert "TOP SECRET" not in result.content
+    assert refused.answer == "요청하신 작업은 안전상 허용되지 않습니다."
+    assert not any(e.type == "error" for e in refused.events)
+
+    after = await bot.turn("2 더하기 3은?")
+    assert after.answer == "2 + 3 = 5입니다."
+    assert tool_messages(after.calls[1])[-1].content == "5"

@@ -1,0 +1,75 @@
+"""The router's rules: they decide only what they cannot get wrong; the rest goes to the LLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from dure.agents.assistant.routing import rule_route, tool_hint
+
+
+@pytest.mark.parametrize(
+    ("question", "route"),
+    [
+        ("안녕하세요", "agent"),
+        ("안녕하세요!", "agent"),
+        ("고마워요~", "agent"),
+        ("ㅋㅋㅋ", "agent"),
+        ("123 * 456 계산해줘", "agent"),
+        ("(3+4)^2는?", "agent"),
+        ("서울 날씨 알려줘", "agent"),
+        ("지금 몇 시야?", "agent"),
+        ("오늘이 무슨 요일이지", "agent"),
+        ("파이썬으로 피보나치 수열 출력해줘", "agent"),
+        ("위키에서 세종대왕 찾아봐", "agent"),
+        ("회사 휴가 정책이 뭐야?", "rag"),
+        ("출장비 규정 알려줘", "rag"),
+        ("사내 보안 지침에서 외부 메일 얘기", "rag"),
+        ("취업 규칙상 지각 기준은?", "rag"),
+    ],
+)
+def test_rules_decide_the_obvious(question: str, route: str) -> None:
+    decision = rule_route(question, has_collection=True)
+    assert decision is not None and decision.route == route
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "회사 규정대로 연차 계산해줘",  # documents and a tool: mixed
+        "연차는 며칠이야?",  # sounds like the documents, but not surely
+        "회사 근처 날씨 어때?",  # a tool word next to a document word
+        "내 이름은 철수야",
+        "아까 말한 프로젝트 마감일이 언제라고 했지?",
+        "응, 그건 어떻게 신청해?",  # a follow-up: depends on the conversation
+        "안녕하세요, 휴가 신청은 어떻게 해요?",  # greeting + a real question
+        "네이버 주가",
+    ],
+)
+def test_everything_else_goes_to_the_llm(question: str) -> None:
+    assert rule_route(question, has_collection=True) is None
+
+
+def test_without_a_collection_there_is_nothing_to_retrieve() -> None:
+    decision = rule_route("회사 휴가 정책이 뭐야?", has_collection=False)
+    assert decision is not None and decision.route == "agent"
+
+
+@pytest.mark.parametrize(
+    ("question", "tool"),
+    [
+        ("123 * 456 계산해줘", "calculator"),
+        ("(15+27)^2는 얼마야", "calculator"),
+        ("3.5 곱하기 12는?", "calculator"),
+        ("지금 몇 시야?", "get_current_datetime"),
+        ("오늘이 무슨 요일이지", "get_current_datetime"),
+        ("3/15에 회의 있어", None),  # a date, not a division
+        ("2025-03-15 일정 알려줘", None),
+        ("회의 몇 시에 하자고 했지?", None),  # memory, not the clock
+        ("파이썬으로 3*4 계산하는 코드", None),  # code: the model picks python_repl or not
+        ("회사 규정대로 15-6 계산", None),  # documents first
+        ("지금 몇 시고 2+2는 얼마야", None),  # two tools: the model chooses
+        ("안녕하세요", None),
+    ],
+)
+def test_tool_hints_only_when_plain(question: str, tool: str | None) -> None:
+    assert tool_hint(question) == tool

@@ -1,0 +1,105 @@
+"""ScopeValidator rules and previous-turn detection (no model involved)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dure.agents.contract.scope import (
+    ScopeValidator,
+    is_smalltalk,
+    references_previous_turn,
+)
+from dure.testing import ScriptedChatModel
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "그 참조항목들 내용 정리해서 보여줘봐",
+        "그거 다시 설명해줘",
+        "그것도 알려줘",
+        "방금 말한 조항",
+        "아까 그 조항은?",
+        "그럼 해지는?",
+        "그러면 갑의 의무는?",
+        "그렇다면 손해배상은?",
+        "위에서 말한 내용",
+        "더 자세히 알려줘",
+        "왜?",
+        "왜요",
+        "앞서 말한 거 요약해줘",
+        "이전 답변 요약해줘",
+        "그 외에 다른 조항은?",
+    ],
+)
+def test_previous_turn_references_are_detected(text):
+    assert references_previous_turn(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "그림 그리는 법 알려줘",
+        "그룹 채팅 규칙이 있어?",
+        "아까시나무 꽃은 언제 펴?",
+        "위약금은 얼마야?",
+        "계약 기간은?",
+        "제5조 내용이 뭐야?",
+        "왜 계약서에 위약금이 없어?",
+        "그리스 법은 어때?",
+    ],
+)
+def test_words_that_merely_contain_reference_syllables_do_not_count(text):
+    assert not references_previous_turn(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("제5조 내용이 뭐야?", "contract"),
+        ("5조의2는?", "contract"),
+        ("위약금은 얼마야?", "contract"),
+        ("갑의 의무는?", "contract"),
+        ("일을 그만두려면 언제까지 말해야 해?", "contract"),
+        ("오늘 날씨 어때?", "out_of_scope"),
+        ("비트코인 시세 알려줘", "out_of_scope"),
+        ("파이썬 코딩 도와줘", "out_of_scope"),
+        ("안녕하세요!", "smalltalk"),
+        ("고마워요 ㅎㅎ", "smalltalk"),
+    ],
+)
+def test_rules_decide_clear_cases_without_a_model(text, kind):
+    validator = ScopeValidator(lambda: ScriptedChatModel([]))  # any call would fail the test
+    result = validator.by_rules(text, has_history=False)
+    assert result is not None and result.kind == kind and result.decided_by == "rule"
+
+
+def test_rules_leave_mixed_or_unknown_topics_to_the_model():
+    validator = ScopeValidator(lambda: ScriptedChatModel([]))
+    assert validator.by_rules("인생의 의미는 뭘까?", has_history=False) is None
+    assert validator.by_rules("게임 개발 계약의 저작권은?", has_history=False) is None
+
+
+def test_follow_up_reference_is_in_scope_only_with_history():
+    validator = ScopeValidator(lambda: ScriptedChatModel([]))
+    assert validator.by_rules("왜?", has_history=False) is None
+    result = validator.by_rules("왜?", has_history=True)
+    assert result is not None and result.in_scope and result.references_previous_context
+
+
+def test_article_reference_makes_the_question_self_contained():
+    validator = ScopeValidator(lambda: ScriptedChatModel([]))
+    assert validator.by_rules("제5조 내용이 뭐야?", has_history=True).self_contained
+    assert not validator.by_rules("그럼 제5조는?", has_history=True).self_contained
+
+
+async def test_undecided_question_goes_to_the_fast_model():
+    model = ScriptedChatModel([{"in_scope": True, "reasoning": "계약 관계"}])
+    result = await ScopeValidator(lambda: model).validate("인생의 의미는 뭘까?", False)
+    assert result.in_scope and result.decided_by == "llm"
+    assert len(model.calls) == 1
+
+
+def test_smalltalk_is_only_greetings():
+    assert is_smalltalk("안녕하세요~ 반갑습니다!")
+    assert not is_smalltalk("안녕하세요, 위약금은 얼마죠?")

@@ -1,0 +1,40 @@
+"""`get_current_datetime`: Asia/Seoul by default, any IANA zone, a clear refusal otherwise."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from dure.tools.base import ToolRegistry
+from dure.tools.clock import datetime_tool
+
+NOON_UTC = datetime(2025, 3, 15, 3, 0, 0, tzinfo=UTC)
+
+
+def _fixed(zone: ZoneInfo) -> datetime:
+    return NOON_UTC.astimezone(zone)
+
+
+async def test_default_zone_is_seoul() -> None:
+    registry = ToolRegistry([datetime_tool(now=_fixed)])
+    result = await registry.run("get_current_datetime", {})
+    assert result.ok
+    assert result.content == "2025-03-15 (토요일) 12:00:00 Asia/Seoul (UTC+09:00)"
+
+
+async def test_other_zone() -> None:
+    registry = ToolRegistry([datetime_tool(now=_fixed)])
+    result = await registry.run("get_current_datetime", {"timezone": "America/New_York"})
+    assert result.content == "2025-03-14 (금요일) 23:00:00 America/New_York (UTC-04:00)"
+
+
+async def test_real_clock_runs() -> None:
+    result = await ToolRegistry([datetime_tool()]).run("get_current_datetime", {})
+    assert result.ok and "Asia/Seoul" in result.content
+
+
+async def test_unknown_zone_is_refused_in_korean() -> None:
+    registry = ToolRegistry([datetime_tool(now=_fixed)])
+    for zone in ("Mars/Olympus", "../../etc/passwd"):
+        result = await registry.run("get_current_datetime", {"timezone": zone})
+        assert not result.ok and "알 수 없는 시간대" in result.content
