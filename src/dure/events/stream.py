@@ -17,6 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from dure.agent import AgentContext, AgentSpec
+from dure.errors import DureError
 from dure.events.types import Done, ErrorEvent, Event, Question, Token, parse_event
 from dure.sources import Source
 from dure.tags import ANSWER_TAG
@@ -83,6 +84,10 @@ async def stream_events(
         except BudgetExceeded as e:
             yield ErrorEvent(code="budget", content=f"처리 한도 초과: {e}")
             yield Done(content=BUDGET_MESSAGE, usage=tracker.usage)
+            return
+        except DureError as e:  # user-fixable (a missing model file, bad input): say what it is
+            yield ErrorEvent(code=type(e).__name__, content=str(e))
+            yield Done(content=str(e), usage=tracker.usage)
             return
         except Exception as e:  # the turn ends with a message, never a traceback to the user
             log.exception("turn failed on thread %s", thread_id)

@@ -403,10 +403,10 @@ def local_chat_model(
 ) -> LocalChatModel:
     """The local model for a role (both roles share one loaded model).
 
-    The model file is checked now (cheaply, once verified), so a missing or corrupted model is
-    one clear error before a turn starts rather than a failure inside it.
+    Nothing is read here: the file is verified and loaded on the first request, so a turn that
+    rules decide without an LLM never needs the model. A missing or corrupted model is then one
+    clear `ModelFileError`, which the event stream reports as it is.
     """
-    verify_model(settings.model_path, expected_sha256(settings))
     return LocalChatModel(
         model_path=str(settings.model_path),
         n_ctx=settings.local.n_ctx,

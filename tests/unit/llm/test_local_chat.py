@@ -206,10 +206,11 @@ def test_the_cache_answers_a_repeated_call_without_generating(settings, tmp_path
     assert len(model.requests) == 1
 
 
-def test_the_factory_refuses_a_missing_model_before_any_turn(settings, monkeypatch):
+def test_a_missing_model_is_refused_at_the_first_request_not_at_creation(settings, monkeypatch):
     monkeypatch.delenv("DURE_LOCAL__PATH", raising=False)
+    model = local_chat_model(Settings(), "fast")  # a turn decided by rules never needs the file
     with pytest.raises(ModelFileError, match="dure models pull"):
-        local_chat_model(Settings(), "fast")
+        model.invoke("안녕")
 
 
 def test_the_factory_configures_the_model_from_settings(settings, monkeypatch, tmp_path):
