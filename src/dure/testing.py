@@ -28,6 +28,8 @@ from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from dure.llm.toolcalls import as_tool_call_chunks
+
 
 @dataclass
 class Call:
@@ -248,16 +250,7 @@ class ScriptedChatModel(BaseChatModel):
             ChatGenerationChunk(
                 message=AIMessageChunk(
                     content="",
-                    tool_call_chunks=[
-                        {
-                            "name": tc["name"],
-                            "args": json.dumps(tc["args"], ensure_ascii=False),
-                            "id": tc["id"],
-                            "index": i,
-                            "type": "tool_call_chunk",
-                        }
-                        for i, tc in enumerate(reply.tool_calls)
-                    ],
+                    tool_call_chunks=as_tool_call_chunks(reply.tool_calls),
                     usage_metadata=self._usage(messages, reply),  # type: ignore[arg-type]
                 )
             )

@@ -46,6 +46,7 @@ from dure.llm.constrained import (
     schema_prompt,
     tools_prompt,
 )
+from dure.llm.toolcalls import as_tool_call_chunks
 from dure.llm.weights import expected_sha256, verify_model
 from dure.settings import Role, Settings
 
@@ -310,16 +311,7 @@ class LocalChatModel(BaseChatModel):
                 rest = reply.answer[len(answer.emitted) :]  # held back by an unfinished escape
                 if rest:
                     yield ChatGenerationChunk(message=AIMessageChunk(content=rest))
-            tool_chunks = [
-                {
-                    "name": c["name"],
-                    "args": json.dumps(c["args"], ensure_ascii=False),
-                    "id": c["id"],
-                    "index": i,
-                    "type": "tool_call_chunk",
-                }
-                for i, c in enumerate(reply.tool_calls)
-            ]
+            tool_chunks = as_tool_call_chunks(reply.tool_calls)
         total = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
         yield ChatGenerationChunk(
             message=AIMessageChunk(

@@ -29,6 +29,7 @@ from pydantic import PrivateAttr
 from dure.errors import DureError
 from dure.llm.cache import SQLiteLLMCache
 from dure.llm.constrained import new_call_id
+from dure.llm.toolcalls import as_tool_call_chunks
 from dure.settings import Role, Settings
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -185,16 +186,7 @@ class _TextCallBuffer:
             id=msg.id,
             usage_metadata=msg.usage_metadata,
             response_metadata=msg.response_metadata,
-            tool_call_chunks=[
-                {
-                    "name": c["name"],
-                    "args": json.dumps(c["args"], ensure_ascii=False),
-                    "id": c["id"],
-                    "index": i,
-                    "type": "tool_call_chunk",
-                }
-                for i, c in enumerate(calls)
-            ],
+            tool_call_chunks=as_tool_call_chunks(calls),
         )
         return [ChatGenerationChunk(message=chunk, generation_info=merged.generation_info)]
 
