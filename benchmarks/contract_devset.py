@@ -135,6 +135,8 @@ def run() -> dict[str, Any]:
     }
     results = {
         "provider": base.provider,
+        "n_threads": base.local.n_threads,
+        "answer_tokens": ANSWER_TOKENS,
         "questions": len(rows),
         "gold_cited_share": sum(r["hit"] for r in rows) / len(rows),
         "search_top3_share": sum(r["search_top3_hit"] for r in rows) / len(rows),

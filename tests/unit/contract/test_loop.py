@@ -16,7 +16,7 @@ SUFFICIENT = {"is_sufficient": True, "reasoning": "충분", "missing_info": None
 
 
 def test_parallel_tools_run_at_once(make_harness):
-    lib = FakeLibrary(delay=0.1)
+    lib = FakeLibrary(delay=0.3)  # long enough for the threads to overlap on a busy machine
     h = make_harness(
         {
             "planner": [
@@ -40,7 +40,7 @@ def test_parallel_tools_run_at_once(make_harness):
 
 def test_parallel_executor_respects_max_parallel_tools(make_harness, settings):
     settings.contract.max_parallel_tools = 2
-    lib = FakeLibrary(delay=0.05)
+    lib = FakeLibrary(delay=0.2)
     queries = ["대금", "지체상금", "검수", "비밀유지"]
     h = make_harness(
         {
@@ -57,7 +57,7 @@ def test_parallel_executor_respects_max_parallel_tools(make_harness, settings):
 
 def test_tools_run_one_by_one_when_parallelism_is_off(make_harness, settings):
     settings.contract.max_parallel_tools = 1  # should_execute_tools → execute_sequential
-    lib = FakeLibrary(delay=0.05)
+    lib = FakeLibrary(delay=0.2)
     h = make_harness(
         {
             "planner": [tool_call("hybrid_search", query="위약")],
