@@ -11,7 +11,7 @@ import re
 import threading
 from functools import lru_cache
 
-__all__ = ["analyse", "kiwi_morphemes", "kiwi_tokens", "whitespace_tokens"]
+__all__ = ["analyse", "kiwi_morphemes", "kiwi_tokens", "tagged", "whitespace_tokens"]
 
 #: Content tags: common/proper nouns, verb/adjective stems, roots, Latin, numbers, hanja.
 _KEEP = frozenset({"NNG", "NNP", "NR", "VV", "VA", "XR", "SL", "SN", "SH", "NP"})
@@ -25,14 +25,19 @@ def _kiwi():  # type: ignore[no-untyped-def]
     return Kiwi()
 
 
-def analyse(text: str) -> tuple[list[str], list[str]]:
-    """(content morphemes for BM25, every morpheme form) of `text`, lower-cased, in order."""
+def tagged(text: str) -> list[tuple[str, str]]:
+    """Kiwi's (form, tag) morphemes of `text`, in order (one Kiwi for the whole process)."""
     kiwi = _kiwi()
     with _lock:  # one analysis at a time: Kiwi is shared by the whole process
-        tokens = kiwi.tokenize(text)
-    forms = [t.form.lower() for t in tokens]
+        return [(t.form, t.tag) for t in kiwi.tokenize(text)]
+
+
+def analyse(text: str) -> tuple[list[str], list[str]]:
+    """(content morphemes for BM25, every morpheme form) of `text`, lower-cased, in order."""
+    pairs = tagged(text)
+    forms = [form.lower() for form, _ in pairs]
     # Irregular stems carry a suffix ("VV-I"); the part before it is the tag.
-    content = [f for f, t in zip(forms, tokens, strict=True) if t.tag.split("-")[0] in _KEEP]
+    content = [f for f, (_, tag) in zip(forms, pairs, strict=True) if tag.split("-")[0] in _KEEP]
     return content, forms
 
 

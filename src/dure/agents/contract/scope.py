@@ -11,10 +11,8 @@ read from Kiwi morphemes, not substrings, so "그림", "그룹" and "아까시�
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -25,6 +23,7 @@ from dure.agents.contract import prompts
 from dure.agents.contract.state import QuestionKind
 from dure.documents.refs import extract_article_refs
 from dure.llm import agenerate_structured
+from dure.retrieval.tokenize import tagged as morphemes
 
 # Contract vocabulary, legal and everyday: any of these (as a substring) puts a question in scope.
 CONTRACT_TERMS: tuple[str, ...] = (
@@ -65,22 +64,6 @@ _REF_PLACES = {"위", "앞"}
 _REF_TIMES = {"이전", "직전", "방금", "아까"}
 _REF_OBJECTS = {"답변", "대답", "답", "말", "내용", "질문", "설명"}
 _DETAIL = {"자세히", "구체적", "자세하", "구체적으로", "상세히"}
-
-
-@cache
-def _kiwi():  # kiwipiepy ships no type stubs
-    from kiwipiepy import Kiwi
-
-    return Kiwi()
-
-
-_kiwi_lock = threading.Lock()
-
-
-def morphemes(text: str) -> list[tuple[str, str]]:
-    """Kiwi's (form, tag) morphemes of `text`."""
-    with _kiwi_lock:  # Kiwi is built once; tokenising from threads is serialised
-        return [(t.form, t.tag) for t in _kiwi().tokenize(text)]
 
 
 def references_previous_turn(text: str) -> bool:
