@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -43,3 +44,8 @@ def unique_sources(sources: list[Source]) -> list[Source]:
             seen.add(s.key())
             out.append(s)
     return out
+
+
+def parse_sources(items: Iterable[Source | dict[str, Any]] | None) -> list[Source]:
+    """Sources as kept in a graph's state (objects, or dicts after a checkpoint round-trip)."""
+    return [Source.model_validate(s) for s in items or []]

@@ -8,7 +8,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from dure.agent import AgentContext, AgentSpec
 from dure.agents.assistant.graph import build_graph
-from dure.sources import Source
+from dure.sources import Source, parse_sources
 
 
 def make_input(message: str, ctx: AgentContext) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def output(values: dict[str, Any]) -> tuple[str, list[Source]]:
         ),
         "",
     )
-    sources = [Source.model_validate(s) for s in values.get("sources") or []]
+    sources = parse_sources(values.get("sources"))
     return answer, sources
 
 

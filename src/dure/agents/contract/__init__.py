@@ -15,7 +15,7 @@ from dure.agent import AgentContext, AgentSpec
 from dure.agents.contract.graph import build_graph
 from dure.agents.contract.library import index_documents
 from dure.agents.contract.state import initial_state
-from dure.sources import Source
+from dure.sources import Source, parse_sources
 
 __all__ = ["AGENT", "build_graph", "make_input", "output"]
 
@@ -28,9 +28,7 @@ def make_input(message: str, ctx: AgentContext) -> dict[str, Any]:
 
 def output(values: dict[str, Any]) -> tuple[str, list[Source]]:
     """The final answer and its cited articles."""
-    return values.get("final_response", ""), [
-        Source.model_validate(s) for s in values.get("sources", [])
-    ]
+    return values.get("final_response", ""), parse_sources(values.get("sources"))
 
 
 AGENT = AgentSpec(

@@ -12,7 +12,7 @@ from typing import Any
 from dure.agent import AgentContext, AgentSpec
 from dure.agents.tasks.graph import build_graph
 from dure.agents.tasks.nodes import turn_now
-from dure.sources import Source
+from dure.sources import Source, parse_sources
 
 
 def make_input(message: str, ctx: AgentContext) -> dict[str, Any]:
@@ -22,7 +22,7 @@ def make_input(message: str, ctx: AgentContext) -> dict[str, Any]:
 
 def output(values: dict[str, Any]) -> tuple[str, list[Source]]:
     """The answer and the places or rooms it names."""
-    return values.get("answer", ""), [Source.model_validate(s) for s in values.get("sources") or []]
+    return values.get("answer", ""), parse_sources(values.get("sources"))
 
 
 AGENT = AgentSpec(
