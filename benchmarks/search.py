@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from dure.documents import parse_contract
+from dure.embeddings import get_embedder
 from dure.retrieval import Collection, open_collection
-from dure.retrieval.embedders import USEEmbedder, get_embedder
 from dure.retrieval.evaluate import evaluate, load_questions
 from dure.retrieval.fusion import weighted_rrf
 from dure.retrieval.keyword import BM25Index
@@ -125,26 +125,6 @@ def quality(tmp: Path) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ speed
-
-
-def embedder_threads() -> dict[str, Any]:
-    """USE throughput (texts/s) on the sample articles with 1 and 2 BLAS threads."""
-    texts = [
-        a.text
-        for path, _ in SAMPLES.values()
-        for a in parse_contract(path.read_text(encoding="utf-8"), "x").articles
-    ]
-    out: dict[str, Any] = {"texts": len(texts)}
-    for threads in (1, 2):
-        emb = USEEmbedder(threads=threads)
-        emb.embed_documents(texts[:8])  # load weights
-        runs = []
-        for _ in range(3):
-            t = time.perf_counter()
-            emb.embed_documents(texts)
-            runs.append(time.perf_counter() - t)
-        out[f"threads_{threads}_texts_per_s"] = round(len(texts) / min(runs), 1)
-    return out
 
 
 def hundred_article_contract() -> str:
@@ -330,7 +310,6 @@ def run() -> dict[str, Any]:
             # The machine is shared: timings mean little without the load they ran under.
             "load_average_1m": round(os.getloadavg()[0], 2),
             "quality": quality(tmp),
-            "embedder_threads": embedder_threads(),
             "latency_100_articles": contract_latency(tmp),
             "ingestion": ingestion(tmp),
         }
@@ -357,7 +336,6 @@ def _print(r: dict[str, Any]) -> None:
             print(f"  {name:24s} {o['recall@1']:.3f}  {o['recall@3']:.3f}  {o['mrr']:.3f} |  {per}")
     for key in (
         "load_average_1m",
-        "embedder_threads",
         "latency_100_articles",
         "ingestion",
         "scale_100k",

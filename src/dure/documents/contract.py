@@ -184,13 +184,13 @@ def _title_key(text: str) -> str:
 
 _MD = r"[#>*_\s]*"
 _ARTICLE = re.compile(
-    rf"^{_MD}제\s*(\d{{1,3}})\s*조(?:\s*의\s*(\d{{1,2}}))?\s*"
+    rf"^{_MD}제\s*(\d{{1,4}})\s*조(?:\s*의\s*(\d{{1,2}}))?\s*"
     r"(?:[(\[【<（]\s*([^)\]】>）]{1,40}?)\s*[)\]】>）]|(?=$)|(?=[*_]))"
     r"[*_\s]*(.*)$"
 )
 #: "제5조 목적" without brackets: accepted only when the rest is a short title, not a sentence.
 _ARTICLE_PLAIN = re.compile(
-    rf"^{_MD}제\s*(\d{{1,3}})\s*조(?:\s*의\s*(\d{{1,2}}))?\s+([^\s].{{0,24}})$"
+    rf"^{_MD}제\s*(\d{{1,4}})\s*조(?:\s*의\s*(\d{{1,2}}))?\s+([^\s].{{0,24}})$"
 )
 _CHAPTER = re.compile(rf"^{_MD}(제\s*\d+\s*[장절관편])\s*(.*?)[*_\s]*$")
 _SUPPLEMENT = re.compile(rf"^{_MD}부\s*칙(?:\s*[<(\[].*[>)\]])?[*_\s]*$")

@@ -1,4 +1,5 @@
-"""Article numbers as people write them: "제5조", "5조", "제 5 조", "제5조의2", "5번째 조항".
+"""Article numbers as people write them: "제5조", "5조", "제 5 조", "제5조의2", "제십오조",
+"5번째 조항", "열다섯 번째 조항".
 
 One place knows how to read an article number out of text, so the parser (cross-references
 inside a contract) and the agents (a user's question) agree on what "제5조" means.
@@ -10,42 +11,70 @@ import re
 from dataclasses import dataclass
 
 #: An article label anywhere in a sentence: 제5조, 제 5 조, 제5조의2, 제5조 의 2.
-_FORMAL = re.compile(r"제\s*(\d{1,3})\s*조(?:\s*의\s*(\d{1,2}))?")
+_FORMAL = re.compile(r"제\s*(\d{1,4})\s*조(?:\s*의\s*(\d{1,2}))?")
 #: A bare "5조" / "5조의2" in a question; "5조 원" (five trillion won) is money, not an article.
 _BARE = re.compile(
-    r"(?<![\d제,.])(\d{1,3})\s*조(?:\s*의\s*(\d{1,2}))?(?!\s*(?:원|달러|억|만|개|\d))"
+    r"(?<![\d제,.])(\d{1,4})\s*조(?:\s*의\s*(\d{1,2}))?(?!\s*(?:원|달러|억|만|개|\d))"
 )
 #: "5번째 조항", "5번 조항", "5번째 조", "조항 5번".
-_ORDINAL = re.compile(r"(\d{1,3})\s*번(?:째)?\s*조(?:항)?|조항\s*(\d{1,3})\s*번")
-#: Native Korean ordinals for "다섯 번째 조항".
-_NATIVE = {
-    "첫": 1,
-    "첫째": 1,
-    "두": 2,
-    "둘째": 2,
-    "세": 3,
-    "셋째": 3,
-    "네": 4,
-    "넷째": 4,
-    "다섯": 5,
-    "여섯": 6,
-    "일곱": 7,
-    "여덟": 8,
-    "아홉": 9,
-    "열": 10,
-    "열한": 11,
-    "열두": 12,
-    "열세": 13,
-    "열네": 14,
-    "열다섯": 15,
-    "열여섯": 16,
-    "열일곱": 17,
-    "열여덟": 18,
-    "열아홉": 19,
-    "스무": 20,
+_ORDINAL = re.compile(r"(\d{1,4})\s*번(?:째)?\s*조(?:항)?|조항\s*(\d{1,4})\s*번")
+
+SINO_DIGITS = {
+    "일": 1,
+    "이": 2,
+    "삼": 3,
+    "사": 4,
+    "오": 5,
+    "육": 6,
+    "륙": 6,
+    "칠": 7,
+    "팔": 8,
+    "구": 9,
 }
+_SINO_UNITS = {"천": 1000, "백": 100, "십": 10}
+_SINO = "[" + "".join(SINO_DIGITS) + "".join(_SINO_UNITS) + "]+"
+#: What may follow "조" so that "제일 조건" (the best terms) is not read as 제1조.
+_AFTER_JO = r"(?=$|[^\w]|[은는이가을를에와과도만항부까로의])"
+#: Sino-Korean numerals: 제십오조, 제 이십일 조, 제백삼조의이.
+_SINO_FORMAL = re.compile(
+    rf"제\s*({_SINO})\s*조(?:\s*의\s*(\d{{1,2}}|[{''.join(SINO_DIGITS)}]))?{_AFTER_JO}"
+)
+
+
+def sino_korean_number(word: str) -> int | None:
+    """The value of a Sino-Korean numeral ("십오" 15, "이십일" 21, "백삼" 103), else None."""
+    total, digit, last_unit = 0, None, 10_000
+    for ch in word:
+        if ch in SINO_DIGITS:
+            if digit is not None:
+                return None
+            digit = SINO_DIGITS[ch]
+        elif ch in _SINO_UNITS:
+            unit = _SINO_UNITS[ch]
+            if unit >= last_unit:
+                return None
+            total += (digit or 1) * unit
+            digit, last_unit = None, unit
+        else:
+            return None
+    return total + (digit or 0) if word else None
+
+
+def _native_ordinals() -> dict[str, int]:
+    """Native Korean ordinal stems up to 39: 첫, 두, …, 열다섯, 스무, 스물한, 서른아홉."""
+    alone = ["첫", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉"]
+    joined = ["한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉"]
+    words = {w: n for n, w in enumerate(alone, start=1)}
+    words.update({"첫째": 1, "둘째": 2, "셋째": 3, "넷째": 4, "스무": 20})
+    for tens, base in ((10, "열"), (20, "스물"), (30, "서른")):
+        words[base] = tens
+        words.update({base + w: tens + n for n, w in enumerate(joined, start=1)})
+    return words
+
+
+_NATIVE = _native_ordinals()
 _NATIVE_ORDINAL = re.compile(
-    r"(" + "|".join(sorted(_NATIVE, key=len, reverse=True)) + r")\s*(?:번째|째)\s*조(?:항)?"
+    r"(" + "|".join(sorted(_NATIVE, key=len, reverse=True)) + r")\s*(?:번\s*째|째)\s*조(?:항)?"
 )
 
 
@@ -81,8 +110,8 @@ def parse_article_no(label: str) -> ArticleNumber | None:
 def find_article_numbers(text: str) -> list[ArticleNumber]:
     """Every article number a user or a contract mentions, in order of appearance, unique.
 
-    Reads the formal form (제5조, 제 5 조, 제5조의2), the bare form (5조, 5조의2, but not
-    "5조 원"), and ordinals (5번째 조항, 다섯 번째 조항).
+    Reads the formal form (제5조, 제 5 조, 제5조의2), Sino-Korean numerals (제십오조), the bare
+    form (5조, 5조의2, but not "5조 원"), and ordinals (5번째 조항, 5번 조항, 열다섯 번째 조항).
     """
     found: list[tuple[int, ArticleNumber]] = []
     taken: list[tuple[int, int]] = []
@@ -97,6 +126,11 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
         add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
     for m in _ORDINAL.finditer(text):
         add(m, int(m.group(1) or m.group(2)), None)
+    for m in _SINO_FORMAL.finditer(text):
+        number = sino_korean_number(m.group(1))
+        sub = m.group(2)
+        if number is not None:
+            add(m, number, int(sub) if sub and sub.isdigit() else sino_korean_number(sub or ""))
     for m in _NATIVE_ORDINAL.finditer(text):
         add(m, _NATIVE[m.group(1)], None)
     for m in _BARE.finditer(text):

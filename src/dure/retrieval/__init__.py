@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from dure.embeddings import Embedder, EmbeddingError, get_embedder
 from dure.errors import DureError
 from dure.retrieval.collection import Collection, IndexResult, SearchMode, check_name
-from dure.retrieval.embedders import Embedder, EmbeddingError, get_embedder
 from dure.retrieval.stores.base import Store
 from dure.retrieval.types import KINDS, Hit, Kind, Record, StoredDoc
 from dure.settings import Settings, get_settings

@@ -25,8 +25,8 @@ from dure.documents import (
     load_document,
     parse_contract,
 )
+from dure.embeddings import Embedder, embed_passages
 from dure.errors import DureError
-from dure.retrieval.embedders import Embedder
 from dure.retrieval.fusion import weighted_rrf
 from dure.retrieval.records import build_records
 from dure.retrieval.stores.base import Store
@@ -59,6 +59,10 @@ class IndexResult:
     error: str | None = None
 
 
+#: Reports embedding work: (what is being embedded, passages done, passages in all).
+Progress = Callable[[str, int, int], None]
+
+
 @dataclass
 class _Prepared:
     doc: StoredDoc
@@ -76,12 +80,16 @@ class Collection:
         settings: Settings,
         store: Store,
         embedder: Embedder | Callable[[], Embedder] | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self.name = check_name(name)
         self.settings = settings
         self.store = store
         self._embedder = embedder
         self._contracts: dict[str, Contract] = {}
+        #: Called while passages are embedded (the CLI shows a progress bar).
+        self.progress = progress
+        self._embedder_checked = False
 
     # ------------------------------------------------------------ properties
     @property
@@ -97,23 +105,46 @@ class Collection:
             self._embedder = self._embedder()  # type: ignore[operator]
         return self._embedder  # type: ignore[return-value]
 
+    def ensure_vectors(self) -> None:
+        """Re-embed the collection now if it was built with another embedder (search would do
+        it on first use; the CLI calls this to show progress)."""
+        if self.dense and self.store.count():
+            self._check_embedder()
+
     def _check_embedder(self) -> None:
-        """A collection keeps the embedder it was built with; vectors of two models never mix,
-        and a collection built with vectors does not take documents without them."""
+        """Vectors of two models never mix. A collection built with another embedder (say
+        yesterday's 512-d USE) is re-embedded with today's on first use; one built without
+        vectors does not take documents with them (or the reverse)."""
+        if self._embedder_checked:
+            return
         emb = self.embedder if self.dense else None
         name = emb.name if emb is not None else None
         meta = self.store.meta()
-        if "embedder" in meta and meta["embedder"] == name:
-            return
         if "embedder" not in meta or self.store.count() == 0:
             extra = {"dim": emb.dim} if emb is not None else {}
             self.store.set_meta({**meta, "embedder": name, **extra, "store": self.store.backend})
-            return
-        built = meta["embedder"] or "벡터 없음(키워드만)"
-        raise DureError(
-            f"컬렉션 '{self.name}'은 '{built}' 임베딩으로 만들어졌습니다 "
-            f"(지금 설정: '{name or '벡터 없음'}'). 같은 설정으로 열거나 새 컬렉션을 만드세요."
-        )
+        elif meta["embedder"] != name:
+            if emb is None or meta["embedder"] is None:
+                built = meta["embedder"] or "벡터 없음(키워드만)"
+                raise DureError(
+                    f"컬렉션 '{self.name}'은 '{built}'(으)로 만들어졌습니다 "
+                    f"(지금 설정: '{name or '벡터 없음'}'). 같은 설정으로 열거나 새 컬렉션을 만드세요."
+                )
+            self._reembed(emb, meta)
+        self._embedder_checked = True
+
+    def _reembed(self, emb: Embedder, meta: dict[str, Any]) -> None:
+        """Replace every record's vector with `emb`'s (the stored texts are embedded again)."""
+        records = [r for d in self.store.documents() for r in self.store.doc_records(d.doc_id)]
+        label = f"'{self.name}' 다시 임베딩 ({meta['embedder']} → {emb.name})"
+        report = (lambda done, total: self.progress(label, done, total)) if self.progress else None
+        vectors = embed_passages(emb, [r.text for r in records], report)
+        new_meta = {
+            **meta,
+            "embedder": emb.name,
+            "dim": int(vectors.shape[1]) if len(vectors) else emb.dim,
+        }
+        self.store.replace_vectors([r.id for r in records], vectors, new_meta)
 
     # ------------------------------------------------------------ documents
     def documents(self) -> list[StoredDoc]:
@@ -234,7 +265,11 @@ class Collection:
         started = time.perf_counter()
         if self.dense and records:
             assert self.embedder is not None
-            vectors = self.embedder.embed_documents([r.text for r in records])
+            report = None
+            if self.progress is not None:
+                progress, label = self.progress, name
+                report = lambda done, total: progress(label, done, total)  # noqa: E731
+            vectors = embed_passages(self.embedder, [r.text for r in records], report)
         else:
             vectors = None
         meta["embed_seconds"] = round(time.perf_counter() - started, 3)
@@ -283,6 +318,8 @@ class Collection:
         mode = mode or ("hybrid" if self.dense else "keyword")
         if mode != "keyword" and not self.dense:
             raise DureError(f"컬렉션 '{self.name}'은 벡터 없이(키워드만) 만들어졌습니다.")
+        if mode != "keyword":
+            self.ensure_vectors()
         hits = self._article_ref_hits(query, kind, doc_id) if resolve_refs else []
         ranked = self._ranked(query, k + len(hits), kind, doc_id, mode)
         seen = {h.id for h in hits}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +22,49 @@ StoreOpt = Annotated[
 ]
 
 
+class _LazyBar:
+    """A Rich progress bar for embedding work that appears only once it has run for a second
+    (e5 costs ≈ 0.1 s a passage on one core; cached passages cost nothing)."""
+
+    def __init__(self, after_s: float = 1.0) -> None:
+        self._start = time.monotonic()
+        self._after = after_s
+        self._bar: Any = None
+        self._tasks: dict[str, Any] = {}
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        if self._bar is None:
+            if time.monotonic() - self._start < self._after:
+                return
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            )
+            self._bar.start()
+        if label not in self._tasks:
+            self._tasks[label] = self._bar.add_task(f"임베딩 {label}", total=total)
+        self._bar.update(self._tasks[label], completed=done, total=total)
+
+    def __enter__(self) -> _LazyBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
 def index(
     files: Annotated[
         list[Path], typer.Argument(help="색인할 파일 (.txt .md .pdf .docx .hwp .hwpx)")
@@ -31,9 +75,7 @@ def index(
     ] = "document",
     store: StoreOpt = None,
 ) -> None:
-    """파일을 컬렉션에 색인합니다 (내용 해시로 중복 색인하지 않음)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
+    """파일을 컬렉션에 색인합니다 (내용 해시로 중복 색인·임베딩하지 않음)."""
     from dure.retrieval import KINDS, open_collection
     from dure.settings import get_settings
 
@@ -42,27 +84,19 @@ def index(
     col = open_collection(collection, get_settings(), store=store)  # type: ignore[arg-type]
     labels = {"added": "추가", "unchanged": "변경 없음", "replaced": "새 버전으로 교체"}
     failed = 0
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("색인", total=len(files))
 
-        def progress(label: str, result: Any) -> None:
-            nonlocal failed
-            bar.advance(task)
-            if result.status == "failed":
-                failed += 1
-                err.print(f"[red]✗[/] {result.error}")
-            else:
-                unit = "개 항목" if result.records else ""
-                count = f", {result.records}{unit}" if result.records else ""
-                err.print(f"[green]✓[/] {label} — {labels[result.status]} ({result.doc_id}{count})")
+    def report(label: str, result: Any) -> None:
+        nonlocal failed
+        if result.status == "failed":
+            failed += 1
+            err.print(f"[red]✗[/] {result.error}")
+        else:
+            count = f", {result.records}개 항목" if result.records else ""
+            err.print(f"[green]✓[/] {label} — {labels[result.status]} ({result.doc_id}{count})")
 
-        col.add_documents(files, kind=kind, progress=progress)  # type: ignore[arg-type]
+    with _LazyBar() as bar:
+        col.progress = bar
+        col.add_documents(files, kind=kind, progress=report)  # type: ignore[arg-type]
     docs = col.documents()
     out.print(f"컬렉션 '{collection}': 문서 {len(docs)}개, 검색 항목 {col.store.count()}개")
     col.close()
@@ -97,6 +131,9 @@ def search(
     if mode not in (None, "hybrid", "keyword", "dense"):
         raise DureError(f"--mode는 hybrid, keyword, dense 중 하나여야 합니다: {mode!r}")
     col = open_collection(collection, get_settings(), store=store)  # type: ignore[arg-type]
+    with _LazyBar() as bar:  # a collection built with another embedder is re-embedded first
+        col.progress = bar
+        col.ensure_vectors()
     if not col.documents():
         raise DureError(f"컬렉션 '{collection}'이 비어 있습니다. 먼저 `dure index`로 색인하세요.")
 

@@ -22,10 +22,34 @@ from dure.documents import extract_article_refs, find_article_numbers
         ("하도급 조항이 뭐야?", []),
         ("매출이 1조 원을 넘으면?", []),
         ("3조원 규모 계약", []),
+        # Sino-Korean numerals and native ordinals, as people say them
+        ("제십오조 보여줘", ["제15조"]),
+        ("제 이십일 조는?", ["제21조"]),
+        ("제백삼조의이", ["제103조의2"]),
+        ("열다섯 번째 조항 내용", ["제15조"]),
+        ("다섯번째 조항 뭐야", ["제5조"]),
+        ("스물한 번째 조", ["제21조"]),
+        ("첫째 조항", ["제1조"]),
+        ("5번 조항", ["제5조"]),
+        ("민법 제1118조", ["제1118조"]),
+        # words that only look like numbers
+        ("제일 조건이 좋은 곳", []),
+        ("제삼자에게 넘겨도 돼?", []),
+        ("십오조 원 규모", []),
     ],
 )
 def test_extract_article_refs(question: str, refs: list[str]) -> None:
     assert extract_article_refs(question) == refs
+
+
+def test_sino_korean_numerals() -> None:
+    from dure.documents.refs import sino_korean_number
+
+    cases = {"오": 5, "십": 10, "십오": 15, "이십일": 21, "백": 100, "백삼": 103, "천이백": 1200}
+    assert {w: sino_korean_number(w) for w in cases} == cases
+    assert sino_korean_number("십백") is None  # units must fall
+    assert sino_korean_number("오오") is None
+    assert sino_korean_number("") is None
 
 
 def test_numbers_keep_sub_articles_apart() -> None:

@@ -1,4 +1,4 @@
-"""Shared fixtures: the real USE embedder (loaded once per test session) and sample files."""
+"""Shared fixtures: the real e5 embedder (loaded once per process) and sample files."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dure.retrieval.embedders import USEEmbedder, get_embedder
+from dure.embeddings import Embedder, get_embedder
 from dure.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -20,8 +20,8 @@ SAMPLES = {
 
 
 @pytest.fixture(scope="session")
-def use_embedder() -> USEEmbedder:
-    """The default embedder; `get_embedder` caches it, so every test shares one model."""
-    emb = get_embedder(Settings())
-    assert isinstance(emb, USEEmbedder)
+def e5_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """The default embedder (with its vector cache); every test shares one model."""
+    emb = get_embedder(Settings(data_dir=tmp_path_factory.mktemp("e5")))
+    assert emb.name == "multilingual-e5-small-q4"
     return emb

@@ -129,9 +129,9 @@ def test_find_document_by_name_stem_title_and_prefix(col: Collection) -> None:
     assert col.find_document("없는문서") is None
 
 
-def test_dev_set_quality_with_the_default_embedder(settings: Settings, use_embedder) -> None:
+def test_dev_set_quality_with_the_default_embedder(settings: Settings, e5_embedder) -> None:
     """The chosen fusion keeps its measured quality on the dev split (a regression guard)."""
-    col = open_collection("quality", settings, store="memory", dense=True, embedder=use_embedder)
+    col = open_collection("quality", settings, store="memory", dense=True, embedder=e5_embedder)
     ids = {name: col.add_document(path, kind=kind) for name, (path, kind) in SAMPLES.items()}
     questions = [
         q
@@ -153,13 +153,13 @@ def test_a_long_one_line_text_is_text_not_a_path(col: Collection) -> None:
     assert col.get_contract(doc_id).get("제1조") is not None
 
 
-def test_keyword_and_dense_collections_do_not_mix(settings: Settings, use_embedder) -> None:
+def test_keyword_and_dense_collections_do_not_mix(settings: Settings, e5_embedder) -> None:
     keyword_only = open_collection("plain", settings, store="faiss", dense=False)
     keyword_only.add_document(SAMPLES["lease"][0], kind="contract")
     reopened = open_collection("plain", settings, store="faiss")  # opens as it was built
     assert not reopened.dense
     reopened.add_document(SAMPLES["employment"][0], kind="contract")
-    forced = open_collection("plain", settings, store="faiss", dense=True, embedder=use_embedder)
+    forced = open_collection("plain", settings, store="faiss", dense=True, embedder=e5_embedder)
     with pytest.raises(DureError, match="키워드만"):
         forced.add_document(SAMPLES["software_dev"][0], kind="contract")
     assert len(open_collection("plain", settings, store="faiss").documents()) == 2

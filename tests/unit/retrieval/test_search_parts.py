@@ -1,4 +1,4 @@
-"""The pieces of search: Kiwi tokens, the thesaurus, BM25, fusion, the USE embedder."""
+"""The pieces of search: Kiwi tokens, the thesaurus, BM25, fusion, the e5 embedder."""
 
 from __future__ import annotations
 
@@ -40,11 +40,15 @@ def test_weighted_rrf_lets_a_weight_decide() -> None:
     assert [i for i, _ in weighted_rrf([(keyword, 0.0), (dense, 1.0)])] == dense
 
 
-def test_use_vectors_are_unit_length_and_meaningful(use_embedder) -> None:
-    vecs = use_embedder.embed_documents(
+def test_e5_vectors_are_unit_length_and_meaningful(e5_embedder) -> None:
+    vecs = e5_embedder.embed_documents(
         ["하도급을 금지한다", "하청을 주면 안 된다", "월세는 매월 낸다"]
     )
-    assert vecs.shape == (3, 512) and vecs.dtype == np.float32
+    assert vecs.shape == (3, 384) and vecs.dtype == np.float32
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
     assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2]
-    assert use_embedder.embed_documents([]).shape == (0, 512)
+    assert e5_embedder.embed_documents([]).shape == (0, 384)
+    # e5 reads "query: " and "passage: " differently: a question is not embedded as a passage.
+    query = e5_embedder.embed_query("하청 줘도 돼?")
+    assert not np.allclose(query, e5_embedder.embed_documents(["하청 줘도 돼?"])[0], atol=1e-3)
+    assert query @ vecs[0] > query @ vecs[2]

@@ -78,6 +78,11 @@ class Store(ABC):
     def remove(self, doc_id: str) -> bool:
         """Remove a document and its records; False if it was not there."""
 
+    def replace_vectors(self, ids: list[str], vectors: np.ndarray, meta: dict[str, Any]) -> None:
+        """Give every record a new vector (`ids[i]` gets `vectors[i]`, all records covered) and
+        record `meta` (the new embedder and dimension), all at once."""
+        raise NotImplementedError(f"{self.backend} keeps no vectors")
+
     @abstractmethod
     def records(self, ids: list[str]) -> list[Record]:
         """Records by id, in the order asked (unknown ids skipped)."""
@@ -185,6 +190,21 @@ class LocalStore(Store):
         dim = self._meta.get("dim")
         if dim and np.asarray(vectors).shape[1] != dim:
             raise ValueError(f"vector dimension {np.asarray(vectors).shape[1]} != {dim}")
+
+    @locked
+    def replace_vectors(self, ids: list[str], vectors: np.ndarray, meta: dict[str, Any]) -> None:
+        positions = [self._pos[i] for i in ids if i in self._pos]
+        if len(ids) != len(vectors) or sorted(positions) != list(range(len(self._records))):
+            raise ValueError("replace_vectors needs one vector for every record")
+        ordered = np.empty((len(positions), np.shape(vectors)[1]), dtype=np.float32)
+        ordered[positions] = np.asarray(vectors, dtype=np.float32)
+        self._reset_vectors(ordered)
+        self._meta = dict(meta)
+        self._persist()
+
+    def _reset_vectors(self, vectors: np.ndarray) -> None:
+        """Hold exactly these vectors, one per record in order (dense stores override)."""
+        raise NotImplementedError(f"{self.backend} keeps no vectors")
 
     def _add_vectors(self, records: list[Record], vectors: np.ndarray | None) -> None:
         """Store vectors for records about to be appended (dense stores override)."""

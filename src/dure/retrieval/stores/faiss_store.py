@@ -136,6 +136,10 @@ class FaissStore(LocalStore):
         else:
             self._index.add(v)  # HNSW inserts into its graph incrementally
 
+    def _reset_vectors(self, vectors: np.ndarray) -> None:
+        self._dim = int(vectors.shape[1])
+        self._rebuild(vectors)
+
     def _remove_vectors(self, positions: list[int]) -> None:
         if not positions or self._index is None:
             return

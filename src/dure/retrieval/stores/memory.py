@@ -46,6 +46,9 @@ class MemoryStore(LocalStore):
         v = np.asarray(vectors, dtype=np.float32)
         self._vectors = v if self._vectors.size == 0 else np.vstack([self._vectors, v])
 
+    def _reset_vectors(self, vectors: np.ndarray) -> None:
+        self._vectors = vectors
+
     def _remove_vectors(self, positions: list[int]) -> None:
         if self.dense and positions:
             self._vectors = np.delete(self._vectors, positions, axis=0)

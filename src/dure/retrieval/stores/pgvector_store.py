@@ -128,6 +128,34 @@ class PgVectorStore(Store):
             f"((embedding::vector({int(dim)})) vector_ip_ops) WHERE collection = '{lit}'"
         )
 
+    def replace_vectors(self, ids: list[str], vectors: np.ndarray, meta: dict[str, Any]) -> None:
+        if len(ids) != len(vectors) or len(set(ids)) != self.count():
+            raise ValueError("replace_vectors needs one vector for every record")
+        vecs = np.asarray(vectors, dtype=np.float32)
+        with self._conn.transaction():
+            # The old index is cast to the old dimension: it goes, and is built again below.
+            self._conn.execute(f"DROP INDEX IF EXISTS {self._index_name}")
+            self._conn.execute(
+                "CREATE TEMP TABLE dure_new_vectors (id text PRIMARY KEY, embedding vector)"
+                " ON COMMIT DROP"
+            )
+            with (
+                self._conn.cursor() as cur,
+                cur.copy(
+                    "COPY dure_new_vectors (id, embedding) FROM STDIN WITH (FORMAT BINARY)"
+                ) as copy,
+            ):
+                copy.set_types(["text", "vector"])
+                for rid, vec in zip(ids, vecs, strict=True):
+                    copy.write_row((rid, vec))
+            self._conn.execute(
+                "UPDATE dure_search_records r SET embedding = n.embedding FROM dure_new_vectors n"
+                " WHERE r.collection = %s AND r.id = n.id",
+                (self.name,),
+            )
+            self.set_meta(meta)
+        self._ensure_index()
+
     def _doc(self, row: tuple[Any, ...]) -> StoredDoc:
         doc_id, kind, name, title, sha, body, metadata, records = row
         return StoredDoc(doc_id, kind, name, title, sha, body, dict(metadata), records)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from dure.documents.refs import SINO_DIGITS
+
 #: Native Korean counting words (the forms used before a counter and standalone).
 NATIVE: dict[str, int] = {
     "한": 1,
@@ -36,18 +38,6 @@ NATIVE: dict[str, int] = {
 }
 #: "두세 명", "서너 명": a span of two numbers; the larger one is what a booking needs.
 NATIVE_SPANS: dict[str, int] = {"한두": 2, "두세": 3, "두셋": 3, "서너": 4, "너덧": 5, "네다섯": 5}
-
-SINO_DIGITS: dict[str, int] = {
-    "일": 1,
-    "이": 2,
-    "삼": 3,
-    "사": 4,
-    "오": 5,
-    "육": 6,
-    "칠": 7,
-    "팔": 8,
-    "구": 9,
-}
 
 
 def alternation(words: object) -> str:
