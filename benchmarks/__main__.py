@@ -1,6 +1,6 @@
 """Run the benchmarks: `python -m benchmarks [NAME ...]`.
 
-Every module `benchmarks/<name>.py` exposes `run() -> dict` (it prints its own table); the
+Every module `benchmarks/<name>.py` (not `_`-prefixed helpers) exposes `run() -> dict` (it prints its own table); the
 result is written to `benchmarks/results/<name>.json`. With names, only those modules run.
 A benchmark that fails is reported and the others still run; the exit code says so.
 """
@@ -20,7 +20,7 @@ RESULTS = HERE / "results"
 
 def available() -> list[str]:
     """Names of the benchmark modules."""
-    return sorted(p.stem for p in HERE.glob("*.py") if p.stem not in ("__init__", "__main__"))
+    return sorted(p.stem for p in HERE.glob("*.py") if not p.stem.startswith("_"))
 
 
 def main(argv: list[str]) -> int:

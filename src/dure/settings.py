@@ -61,10 +61,13 @@ class SearchSettings(BaseModel):
     database_url: str | None = Field(
         None, description="Postgres DSN for store=pgvector; default: database_url if Postgres"
     )
-    # Chosen on tests/data/search_dev.jsonl (benchmarks/search.py): BM25 twice the dense list.
-    keyword_weight: float = Field(2.0, description="weighted RRF: Kiwi BM25 list")
-    dense_weight: float = Field(1.0, description="weighted RRF: dense list")
-    rrf_k: int = 30
+    # Chosen on the blind sets (benchmarks/search.py); see DESIGN.md for the numbers.
+    fusion: Literal["rrf", "minmax", "zscore"] = Field(
+        "rrf", description="rrf (ranks), minmax or zscore (scaled scores)"
+    )
+    keyword_weight: float = Field(1.0, description="fusion weight of the Kiwi BM25 list")
+    dense_weight: float = Field(1.0, description="fusion weight of the dense list")
+    rrf_k: int = Field(60, description="rrf: the rank offset k")
     thesaurus: bool = Field(True, description="expand everyday words to contract terms")
     chunk_tokens: int = 300
     chunk_overlap: int = 50

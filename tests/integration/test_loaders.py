@@ -130,6 +130,8 @@ def test_docx_with_a_table(tmp_path: Path) -> None:
 def test_hwpx(tmp_path: Path) -> None:
     doc = load_document(make_hwpx(tmp_path / "계약.hwpx", CONTRACT_LINES))
     assert doc.metadata["format"] == "hwpx"
+    # This bare package has no style table, which hwpforge refuses; extract-hwp reads it.
+    assert doc.metadata["reader"] == "extract-hwp"
     assert [a.no for a in parse_contract(doc.text, "hwpx").articles] == ["제1조", "제2조", "제3조"]
 
 

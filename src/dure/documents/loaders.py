@@ -1,4 +1,4 @@
-"""Read a file into text: .txt/.md (UTF-8, CP949/EUC-KR), .pdf, .docx (tables too), .hwp, .hwpx.
+"""Read a file into text: .txt/.md (UTF-8, CP949/EUC-KR), .pdf, .docx/.hwp/.hwpx with tables.
 
 Every failure is a `DocumentError` whose Korean message names the file; limits on file size,
 page count and decompressed size stop oversized files and zip bombs before they cost memory.
@@ -7,10 +7,13 @@ page count and decompressed size stop oversized files and zip bombs before they 
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import re
+import struct
 import unicodedata
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +29,8 @@ __all__ = [
     "content_hash",
     "load_document",
 ]
+
+_log = logging.getLogger(__name__)
 
 
 class DocumentError(DureError):
@@ -199,6 +204,54 @@ def _table_text(table: Any) -> str:
     return "\n".join(rows)
 
 
+def _via_hwpforge(open_doc: Callable[[Any], Any]) -> tuple[str, dict[str, Any]] | str:
+    """hwpforge's Markdown and metadata for a document, or why it could not give them.
+
+    hwpforge keeps every table row as a Markdown row, where extract-hwp puts each cell on a
+    line of its own and loses which cells make a row. "lossy" mode leaves out style markup and
+    escapes nothing, so "1." or "<별표>" stays as typed.
+    """
+    try:
+        import hwpforge
+    except ImportError:  # no wheel for this platform (e.g. musl); extract-hwp still reads text
+        return "hwpforge 없음"
+    try:
+        doc = open_doc(hwpforge)
+        text = doc.to_md(mode="lossy").text
+        tables = int(doc.inspect()["tables"])
+    except Exception as e:  # HwpForgeError, or a decoder bug: either way extract-hwp gets a turn
+        return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if not text.strip():
+        return "hwpforge: 빈 본문"
+    return text, {"tables": tables, "reader": "hwpforge"}
+
+
+def _hwp_text(
+    path: Path, kind: str, open_doc: Callable[[Any], Any], fallback: Callable[[], str]
+) -> tuple[str, dict[str, Any]]:
+    """Text of an HWP or HWPX file: hwpforge's first, else extract-hwp's plain text.
+
+    hwpforge is strict (one broken style reference fails the whole file) where extract-hwp
+    reads on, so a file hwpforge refuses still yields its text, only without table rows.
+    """
+    got = _via_hwpforge(open_doc)
+    if not isinstance(got, str):
+        return got
+    _log.info("%s: hwpforge가 읽지 못해 extract-hwp로 읽습니다 (%s)", path.name, got)
+    from extract_hwp import HwpReadLimitError
+
+    try:
+        text = fallback()
+    except HwpReadLimitError as e:
+        raise DocumentError(f"{path.name}: {e}") from e
+    if not text.strip():
+        raise DocumentError(
+            f"{path.name}: {kind}에서 본문을 읽지 못했습니다 — 손상·보호되었거나 빈 파일입니다 "
+            f"({got})."
+        )
+    return text, {"reader": "extract-hwp"}
+
+
 def _read_hwpx(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, Any]]:
     _check_zip(path, limits, "HWPX")
     from extract_hwp import HwpReadLimitError, extract_text_from_hwpx, is_hwpx_password_protected
@@ -206,12 +259,79 @@ def _read_hwpx(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, 
     try:
         if is_hwpx_password_protected(str(path)):
             raise DocumentError(f"{path.name}: 암호로 보호된 HWPX입니다.")
-        text = extract_text_from_hwpx(str(path))
     except HwpReadLimitError as e:
         raise DocumentError(f"{path.name}: {e}") from e
-    if not text.strip():
-        raise DocumentError(f"{path.name}: HWPX에서 본문을 읽지 못했습니다 (손상되었거나 빈 파일).")
-    return text, {}
+    return _hwp_text(
+        path,
+        "HWPX",
+        lambda hf: hf.Document.from_bytes(data),
+        lambda: extract_text_from_hwpx(str(path)),
+    )
+
+
+#: HWP 5 streams a decoder inflates; BinData (images) is left packed by both readers.
+_HWP5_TEXT_STREAMS = ("DocInfo", "BodyText", "ViewText")
+#: FileHeader property bits (HWP 5.0 spec): compressed, password, and the ones that lock
+#: the text away — distribution document (2), DRM (4), certificate encryption/DRM (8, 10).
+_HWP5_COMPRESSED = 1 << 0
+_HWP5_PASSWORD = 1 << 1
+_HWP5_LOCKED = 1 << 2 | 1 << 4 | 1 << 8 | 1 << 10
+
+
+def _inflated_size(raw: bytes, budget: int) -> int:
+    """What `raw` (raw deflate, as HWP 5 stores streams) inflates to, counted in 1 MB steps
+    and stopped past `budget`, so a bomb is measured without ever being held in memory."""
+    inflater = zlib.decompressobj(-15)
+    size = 0
+    pending = raw
+    try:
+        while pending and size <= budget:
+            size += len(inflater.decompress(pending, 1 << 20))
+            pending = inflater.unconsumed_tail
+    except zlib.error:
+        pass  # a damaged stream is for the decoders to report; only its size matters here
+    return size
+
+
+def _check_hwp5(path: Path, data: bytes, limits: Limits) -> None:
+    """Refuse an OLE file that is not HWP 5, is protected (password, distribution, DRM), or
+    whose text streams would inflate beyond `max_decompressed_bytes` — before any decoder
+    inflates them. hwpforge and extract-hwp each have fixed caps of their own; this applies
+    the caller's `Limits`, as `_check_zip` does for DOCX and HWPX."""
+    import olefile
+
+    budget = limits.max_decompressed_bytes
+    try:
+        with olefile.OleFileIO(io.BytesIO(data)) as ole:
+            header = ole.openstream("FileHeader").read(256) if ole.exists("FileHeader") else b""
+            if not header.startswith(b"HWP Document File"):
+                raise DocumentError(
+                    f"{path.name}: HWP 문서가 아니거나 손상되었습니다 (HWP FileHeader가 없음)."
+                )
+            flags = int.from_bytes(header[36:40], "little")
+            if flags & _HWP5_PASSWORD:
+                raise DocumentError(f"{path.name}: 암호로 보호된 HWP입니다.")
+            if flags & _HWP5_LOCKED:  # BodyText then holds only a notice, never the text
+                raise DocumentError(
+                    f"{path.name}: 배포용·DRM으로 보호된 HWP라 본문을 읽을 수 없습니다."
+                )
+            total = 0
+            for entry in ole.listdir():
+                if entry[0] not in _HWP5_TEXT_STREAMS:
+                    continue
+                raw = ole.openstream(entry).read()
+                total += (
+                    _inflated_size(raw, budget - total) if flags & _HWP5_COMPRESSED else len(raw)
+                )
+                if total > budget:
+                    raise DocumentError(
+                        f"{path.name}: 압축을 풀면 한도({budget / 1e6:g}MB)를 넘습니다 "
+                        f"({'/'.join(entry)})."
+                    )
+    except DocumentError:
+        raise
+    except (OSError, ValueError, IndexError, struct.error) as e:  # olefile on a broken container
+        raise DocumentError(f"{path.name}: 손상된 HWP 파일입니다 (OLE 구조 오류: {e}).") from e
 
 
 def _read_hwp(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, Any]]:
@@ -219,19 +339,15 @@ def _read_hwp(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, A
         return _read_hwpx(path, data, limits)
     if not data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         raise DocumentError(f"{path.name}: HWP 파일이 아닙니다 (OLE 형식이 아님).")
-    from extract_hwp import HwpReadLimitError, extract_text_from_hwp5, is_hwp5_password_protected
+    _check_hwp5(path, data, limits)
+    from extract_hwp import extract_text_from_hwp5
 
-    try:
-        if is_hwp5_password_protected(str(path)):
-            raise DocumentError(f"{path.name}: 암호로 보호된 HWP입니다.")
-        text = extract_text_from_hwp5(str(path))
-    except HwpReadLimitError as e:
-        raise DocumentError(f"{path.name}: {e}") from e
-    if not text.strip():
-        raise DocumentError(
-            f"{path.name}: HWP에서 본문을 읽지 못했습니다 (손상·보호되었거나 빈 파일)."
-        )
-    return text, {}
+    return _hwp_text(
+        path,
+        "HWP",
+        lambda hf: hf.convert_hwp5(data).document,
+        lambda: extract_text_from_hwp5(str(path)),
+    )
 
 
 _Reader = Callable[[Path, bytes, Limits], tuple[str, dict[str, Any]]]
@@ -252,7 +368,8 @@ def load_document(path: str | Path, limits: Limits | None = None) -> LoadedDocum
     """Read `path` into text with metadata, or raise `DocumentError` naming the file.
 
     Metadata: `name`, `path`, `format`, `bytes`, `sha256` (of the text), and per format
-    `encoding` (text), `pages` (PDF), `tables` (DOCX).
+    `encoding` (text), `pages` (PDF), `tables` (DOCX; HWP/HWPX when hwpforge read them),
+    `reader` (HWP/HWPX: "hwpforge", or "extract-hwp" for files hwpforge cannot decode).
     """
     limits = limits or Limits()
     path = Path(path)

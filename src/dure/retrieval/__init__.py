@@ -23,13 +23,20 @@ from typing import Literal
 
 from dure.embeddings import Embedder, EmbeddingError, get_embedder
 from dure.errors import DureError
-from dure.retrieval.collection import Collection, IndexResult, SearchMode, check_name
+from dure.retrieval.collection import (
+    MAX_QUERY_CHARS,
+    Collection,
+    IndexResult,
+    SearchMode,
+    check_name,
+)
 from dure.retrieval.stores.base import Store
 from dure.retrieval.types import KINDS, Hit, Kind, Record, StoredDoc
 from dure.settings import Settings, get_settings
 
 __all__ = [
     "KINDS",
+    "MAX_QUERY_CHARS",
     "Collection",
     "CollectionInfo",
     "Embedder",

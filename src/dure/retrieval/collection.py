@@ -27,7 +27,7 @@ from dure.documents import (
 )
 from dure.embeddings import Embedder, embed_passages
 from dure.errors import DureError
-from dure.retrieval.fusion import weighted_rrf
+from dure.retrieval.fusion import fuse
 from dure.retrieval.records import build_records
 from dure.retrieval.stores.base import Store
 from dure.retrieval.thesaurus import expand_query
@@ -35,9 +35,11 @@ from dure.retrieval.tokenize import analyse
 from dure.retrieval.types import KINDS, Hit, Kind, Record, StoredDoc
 from dure.settings import Settings
 
-__all__ = ["Collection", "IndexResult", "SearchMode"]
+__all__ = ["MAX_QUERY_CHARS", "Collection", "IndexResult", "SearchMode"]
 
 SearchMode = Literal["hybrid", "keyword", "dense"]
+#: Longer queries are refused: no question is this long, and embedding one costs seconds.
+MAX_QUERY_CHARS = 2000
 _NAME = re.compile(r"^[\w가-힣][\w가-힣.\-]{0,63}$")
 
 
@@ -312,6 +314,10 @@ class Collection:
         `resolve_refs` is False (used to measure the search lists alone).
         """
         query = (query or "").strip()
+        if len(query) > MAX_QUERY_CHARS:
+            raise DureError(
+                f"검색어가 너무 깁니다: {len(query):,}자 (최대 {MAX_QUERY_CHARS:,}자). 핵심만 적어 주세요."
+            )
         k = top_k or self.settings.search.top_k
         if not query or k <= 0:
             return []
@@ -329,14 +335,21 @@ class Collection:
                 hits.append(_hit(records[rid], score, mode, ranks))
         return hits[:k]
 
-    def _ranked(
-        self, query: str, k: int, kind: Kind | None, doc_id: str | None, mode: SearchMode
-    ) -> list[tuple[str, float, dict[str, int]]]:
-        s = self.settings.search
-        depth = max(4 * k, 40)
+    def ranked_lists(
+        self,
+        query: str,
+        depth: int,
+        kind: Kind | None = None,
+        doc_id: str | None = None,
+        mode: SearchMode = "hybrid",
+        thesaurus: bool | None = None,
+    ) -> dict[str, list[tuple[str, float]]]:
+        """The lists fusion starts from: `keyword` (Kiwi BM25) and/or `dense` (cosine), each
+        (record id, score) best first, `depth` long. `thesaurus` defaults to the setting."""
+        use_thesaurus = self.settings.search.thesaurus if thesaurus is None else thesaurus
         content, forms = analyse(query)
-        # Everyday words → contract terms, added to both lists (measured: helps both).
-        extra = expand_query(query, forms) if s.thesaurus else []
+        # Everyday words → legal terms, added to both lists when the thesaurus is on.
+        extra = expand_query(query, forms) if use_thesaurus else []
         lists: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "keyword"):
             lists["keyword"] = self.store.keyword_search(content + extra, depth, kind, doc_id)
@@ -344,6 +357,12 @@ class Collection:
             assert self.embedder is not None
             vector = self.embedder.embed_query(" ".join([query, *extra]))
             lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)
+        return lists
+
+    def _ranked(
+        self, query: str, k: int, kind: Kind | None, doc_id: str | None, mode: SearchMode
+    ) -> list[tuple[str, float, dict[str, int]]]:
+        lists = self.ranked_lists(query, max(4 * k, 40), kind, doc_id, mode)
         ranks = {
             name: {rid: r for r, (rid, _) in enumerate(found, start=1)}
             for name, found in lists.items()
@@ -351,11 +370,7 @@ class Collection:
         if mode != "hybrid":
             (found,) = lists.values()
             return [(rid, score, {mode: r}) for r, (rid, score) in enumerate(found, start=1)][:k]
-        weights = {"keyword": s.keyword_weight, "dense": s.dense_weight}
-        fused = weighted_rrf(
-            [([rid for rid, _ in found], weights[name]) for name, found in lists.items()],
-            k=s.rrf_k,
-        )
+        fused = fuse(lists, self.settings.search)
         return [
             (rid, score, {n: ranks[n][rid] for n in ranks if rid in ranks[n]})
             for rid, score in fused[:k]

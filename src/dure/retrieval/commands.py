@@ -121,7 +121,7 @@ def search(
     store: StoreOpt = None,
 ) -> None:
     """컬렉션을 검색합니다 (하이브리드: Kiwi BM25 + 임베딩, 가중 RRF)."""
-    from dure.retrieval import KINDS, open_collection
+    from dure.retrieval import KINDS, list_collections, open_collection
     from dure.settings import get_settings
 
     if (query is None) == (queries is None):
@@ -135,9 +135,15 @@ def search(
         col.progress = bar
         col.ensure_vectors()
     if not col.documents():
+        known = [c.name for c in list_collections(get_settings(), store=store)]  # type: ignore[arg-type]
+        if collection not in known:
+            names = ", ".join(known) or "없음"
+            raise DureError(f"컬렉션 '{collection}'이 없습니다 (있는 컬렉션: {names}).")
         raise DureError(f"컬렉션 '{collection}'이 비어 있습니다. 먼저 `dure index`로 색인하세요.")
 
     def run(q: str, doc_ref: str | None, kind_: Any, k: int | None) -> list[Any]:
+        if not q.strip():
+            raise DureError("검색어가 비어 있습니다.")
         doc_id = None
         if doc_ref:
             found = col.find_document(doc_ref)
@@ -150,12 +156,19 @@ def search(
         for n, line in enumerate(_read_lines(queries), start=1):
             try:
                 item = json.loads(line)
-                qid, text = item.get("id", n), item["query"]
+                qid, text = item.get("id", n), str(item["query"])
             except (json.JSONDecodeError, KeyError, AttributeError) as e:
                 raise DureError(
                     f"{queries.name} {n}번째 줄: JSON {{'id','query'}}가 아닙니다."
                 ) from e
-            hits = run(text, item.get("doc"), item.get("kind", kind), item.get("top_k"))
+            try:
+                hits = run(text, item.get("doc"), item.get("kind", kind), item.get("top_k"))
+            except DureError as e:  # one bad question is reported; the others still run
+                if as_json:
+                    print(json.dumps({"id": qid, "hits": [], "error": str(e)}, ensure_ascii=False))
+                else:
+                    err.print(f"[red]✗[/] {qid}: {e}")
+                continue
             if as_json:
                 print(
                     json.dumps({"id": qid, "hits": [h.to_json() for h in hits]}, ensure_ascii=False)

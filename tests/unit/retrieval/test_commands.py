@@ -81,7 +81,9 @@ def test_one_bad_file_is_reported_and_the_rest_indexed(run, tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("search", "x", "-c", "empty"), "비어 있습니다"),
+        (("search", "x", "-c", "empty"), "컬렉션 'empty'이 없습니다"),
+        (("search", "x" * 20_000, "-c", "filled"), "검색어가 너무 깁니다"),
+        (("search", " ", "-c", "filled"), "검색어가 비어 있습니다"),
         (("search", "-c", "empty"), "검색어 또는 --queries"),
         (("index", "a.md", "-c", "x", "--kind", "memo"), "--kind"),
         (("search", "x", "-c", "bad/name"), "컬렉션 이름"),
@@ -89,9 +91,26 @@ def test_one_bad_file_is_reported_and_the_rest_indexed(run, tmp_path: Path) -> N
     ],
 )
 def test_user_errors_are_dure_errors(run, args: tuple[str, ...], message: str) -> None:
+    assert (
+        run("index", str(SAMPLES["lease"][0]), "-c", "filled", "--kind", "contract").exit_code == 0
+    )
     result = run(*args)
     assert isinstance(result.exception, DureError)
     assert message in str(result.exception)
+
+
+def test_one_bad_question_in_a_batch_is_reported_and_the_rest_answered(run, tmp_path: Path) -> None:
+    assert (
+        run("index", str(SAMPLES["lease"][0]), "-c", "batch", "--kind", "contract").exit_code == 0
+    )
+    queries = tmp_path / "q.jsonl"
+    lines = [{"id": "a", "query": ""}, {"id": "b", "query": "보증금 돌려받는 조항"}]
+    queries.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), "utf-8")
+    result = run("search", "-c", "batch", "--queries", str(queries), "--json")
+    assert result.exit_code == 0
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    assert first == {"id": "a", "hits": [], "error": "검색어가 비어 있습니다."}
+    assert second["id"] == "b" and second["hits"][0]["article_no"]
 
 
 def test_the_real_command_prints_one_korean_line(settings: Settings) -> None:
@@ -103,6 +122,4 @@ def test_the_real_command_prints_one_korean_line(settings: Settings) -> None:
         timeout=120,
     )
     assert proc.returncode == 2
-    assert proc.stderr.strip() == (
-        "오류: 컬렉션 'nothing'이 비어 있습니다. 먼저 `dure index`로 색인하세요."
-    )
+    assert proc.stderr.strip() == "오류: 컬렉션 'nothing'이 없습니다 (있는 컬렉션: 없음)."

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from dure.retrieval.fusion import weighted_rrf
+from dure.retrieval.fusion import fuse, score_fusion, weighted_rrf
 from dure.retrieval.keyword import BM25Index
 from dure.retrieval.thesaurus import expand_query
 from dure.retrieval.tokenize import kiwi_tokens, whitespace_tokens
+from dure.settings import SearchSettings
 
 
 def test_kiwi_keeps_content_morphemes_and_drops_particles() -> None:
@@ -38,6 +39,23 @@ def test_weighted_rrf_lets_a_weight_decide() -> None:
     assert weighted_rrf([(keyword, 1.0), (dense, 1.0)])[0][0] == "b"
     assert weighted_rrf([(keyword, 3.0), (dense, 1.0)])[0][0] == "a"
     assert [i for i, _ in weighted_rrf([(keyword, 0.0), (dense, 1.0)])] == dense
+
+
+def test_score_fusion_weighs_how_clearly_each_list_prefers_an_item() -> None:
+    keyword = [("a", 12.0), ("b", 11.5), ("c", 2.0)]  # a and b nearly tied, c far behind
+    dense = [("b", 0.90), ("c", 0.60), ("a", 0.30)]  # b clearly first
+    assert [i for i, _ in score_fusion([(keyword, 1.0), (dense, 1.0)], "minmax")][0] == "b"
+    assert [i for i, _ in score_fusion([(keyword, 1.0), (dense, 0.0)], "zscore")] == ["a", "b", "c"]
+    assert score_fusion([([("x", 3.0)], 1.0)], "minmax") == [("x", 1.0)]  # one result: the best
+    assert score_fusion([([], 1.0)], "zscore") == []
+
+
+def test_fuse_follows_the_settings() -> None:
+    lists = {"keyword": [("a", 5.0), ("b", 1.0)], "dense": [("b", 0.9), ("a", 0.1)]}
+    rrf = SearchSettings(fusion="rrf", keyword_weight=3.0, dense_weight=1.0)
+    assert fuse(lists, rrf)[0][0] == "a"
+    dense_first = SearchSettings(fusion="zscore", keyword_weight=1.0, dense_weight=3.0)
+    assert fuse(lists, dense_first)[0][0] == "b"
 
 
 def test_e5_vectors_are_unit_length_and_meaningful(e5_embedder) -> None:

@@ -170,12 +170,12 @@ class Nodes:
             if inspect.isawaitable(found):
                 found = await found
             return unique_sources([_as_source(h) for h in found])
-        from dure.retrieval import open_collection
+        from dure.retrieval import MAX_QUERY_CHARS, open_collection
 
         assert self.collection is not None
         collection = await asyncio.to_thread(open_collection, self.collection, self.ctx.settings)
-        try:
-            hits = await asyncio.to_thread(collection.search, question, top_k)
+        try:  # a pasted text is searched by its beginning
+            hits = await asyncio.to_thread(collection.search, question[:MAX_QUERY_CHARS], top_k)
         finally:
             collection.close()  # a pgvector collection holds a connection
         return unique_sources([h.to_source() for h in hits])

@@ -1,0 +1,129 @@
+"""The fusion grid of `benchmarks/search.py` and the rule that picks one from it.
+
+Every candidate runs on the same two lists per question (`Collection.ranked_lists`), fused by
+`dure.retrieval.fusion`, so the grid measures exactly what `SearchSettings` would ship.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dure.retrieval import Collection
+from dure.retrieval.evaluate import score_positions
+from dure.retrieval.fusion import fuse as fuse_lists
+from dure.settings import SearchSettings
+
+SINGLES = ("kiwi_bm25", "kiwi_bm25+thesaurus", "dense_e5", "dense_e5+thesaurus")
+DEPTH = 50
+
+
+@dataclass(frozen=True)
+class Lists:
+    """One question's keyword and dense lists, (record id, score) best first."""
+
+    keyword: list[tuple[str, float]]
+    dense: list[tuple[str, float]]
+
+    @property
+    def keyword_ids(self) -> list[str]:
+        return [rid for rid, _ in self.keyword]
+
+    @property
+    def dense_ids(self) -> list[str]:
+        return [rid for rid, _ in self.dense]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One fusion setting: what `SearchSettings` would hold."""
+
+    fusion: str
+    keyword_weight: float
+    dense_weight: float
+    rrf_k: int
+    thesaurus: bool
+
+    @property
+    def name(self) -> str:
+        k = f"_k{self.rrf_k}" if self.fusion == "rrf" else ""
+        weights = f"{self.keyword_weight:g}:{self.dense_weight:g}"
+        return f"{self.fusion}_{weights}{k}" + ("+thesaurus" if self.thesaurus else "")
+
+    def settings(self) -> SearchSettings:
+        return SearchSettings(
+            fusion=self.fusion,  # type: ignore[arg-type]
+            keyword_weight=self.keyword_weight,
+            dense_weight=self.dense_weight,
+            rrf_k=self.rrf_k,
+            thesaurus=self.thesaurus,
+        )
+
+
+def grid() -> list[Candidate]:
+    """Rank fusion over weights and k; score fusions over weights; each with and without the
+    thesaurus. `rrf_1:1_k60` (plain RRF) is among them."""
+    weights = [(1, 1), (2, 1), (1, 2), (3, 2), (2, 3), (3, 1), (1, 3)]
+    out = [
+        Candidate("rrf", wk, wd, k, thes)
+        for thes in (False, True)
+        for wk, wd in weights
+        for k in (10, 30, 60)
+    ]
+    out += [
+        Candidate(how, wk, wd, 60, thes)
+        for thes in (False, True)
+        for how in ("minmax", "zscore")
+        for wk, wd in weights
+    ]
+    return out
+
+
+def lists_for(col: Collection, query: str, doc_id: str | None, thesaurus: bool) -> Lists:
+    found = col.ranked_lists(query, DEPTH, doc_id=doc_id, thesaurus=thesaurus)
+    return Lists(found["keyword"], found["dense"])
+
+
+def fuse(c: Candidate, lists: Lists) -> list[str]:
+    """Record ids, best first, as candidate `c` ranks them."""
+    fused = fuse_lists({"keyword": lists.keyword, "dense": lists.dense}, c.settings())
+    return [rid for rid, _ in fused]
+
+
+def shipped_name(s: SearchSettings) -> str:
+    return Candidate(s.fusion, s.keyword_weight, s.dense_weight, s.rrf_k, s.thesaurus).name
+
+
+def choose(
+    per_set: dict[str, Any],
+    pooled: dict[str, list[int | None]],
+    blind_sets: list[str],
+    candidates: list[Candidate],
+) -> dict[str, Any]:
+    """The best candidate on the pooled blind sets (hit@1, then MRR) among those above the
+    best single list pooled and within one question of the best single list on every set."""
+
+    def hits1(method: str, name: str) -> int:
+        o = per_set[name]["methods"][method]["overall"]
+        return round(o["hit@1"] * o["n"])
+
+    pooled_scores = {m: score_positions(p) for m, p in pooled.items()}
+    best_single = max(SINGLES, key=lambda m: (pooled_scores[m]["hit@1"], pooled_scores[m]["mrr"]))
+    table = []
+    for c in candidates:
+        p = pooled_scores[c.name]
+        ok = p["hit@1"] > pooled_scores[best_single]["hit@1"] and all(
+            hits1(c.name, s) >= max(hits1(m, s) for m in SINGLES) - 1 for s in blind_sets
+        )
+        table.append(
+            {"name": c.name, "hit@1": p["hit@1"], "hit@3": p["hit@3"], "mrr": p["mrr"], "ok": ok}
+        )
+    table.sort(key=lambda row: (row["ok"], row["hit@1"], row["mrr"]), reverse=True)
+    return {
+        "best_single": best_single,
+        "best_single_pooled": pooled_scores[best_single],
+        "best": table[0]["name"],
+        "shipped": shipped_name(SearchSettings()),
+        "dure_pooled": pooled_scores["dure"],
+        "table": table,
+    }

@@ -1,0 +1,280 @@
+"""Korean search quality per retriever and per set, query latency on ≥ 2,000 chunks, indexing.
+
+Sets (`SETS`): the dev set over the sample contracts (`tests/data/search_dev.jsonl`, split
+`dev` — used to build the old thesaurus and weights — and `holdout`), and the blind sets in
+`benchmarks/data/blind/` written by a writer who never saw the code: contracts, long documents
+chunked by heading (gold = heading path or text span) and statutes (searched across every
+statute at once). Contract and document questions are searched within their document.
+
+For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
+legal-term thesaurus, plain RRF (1:1, k = 60), a grid of fusions (`benchmarks/search_fusion.py`)
+and Dure's search as shipped (`Collection.search`: settings' fusion + the article-number
+parser). The fusion shipped in `SearchSettings` is the grid's best on the pooled blind sets
+among those above the best single list there and within one question of it on every set.
+
+Speed: hybrid query p50/p95 on a FAISS collection of ≥ 2,000 chunks (keyword-only as the
+baseline), and indexing passages/s with a cold and a warm vector cache.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks._fusion import Lists, choose, fuse, grid, lists_for
+from dure.embeddings import CachedEmbedder, Embedder, get_embedder
+from dure.retrieval import Collection, open_collection
+from dure.retrieval.evaluate import evaluate, load_questions
+from dure.retrieval.types import Kind
+from dure.settings import Settings, get_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+BLIND = ROOT / "benchmarks" / "data" / "blind"
+EXAMPLES = ROOT / "examples"
+DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
+
+
+def _files(folder: Path, kind: Kind) -> dict[str, tuple[Path, Kind]]:
+    return {p.stem: (p, kind) for p in sorted(folder.glob("*.md"))}
+
+
+#: name → (questions, split or None, documents by stem, search within the question's document)
+SETS: dict[str, tuple[Path, str | None, dict[str, tuple[Path, Kind]], bool]] = {
+    "dev": (
+        DEV,
+        "dev",
+        {**_files(EXAMPLES / "contracts", "contract"), **_files(EXAMPLES / "standard", "standard")},
+        True,
+    ),
+    "dev_holdout": (
+        DEV,
+        "holdout",
+        {**_files(EXAMPLES / "contracts", "contract"), **_files(EXAMPLES / "standard", "standard")},
+        True,
+    ),
+    "blind_contracts": (
+        BLIND / "contract_questions.jsonl",
+        None,
+        _files(BLIND / "contracts", "contract"),
+        True,
+    ),
+    "blind_documents": (
+        BLIND / "document_questions.jsonl",
+        None,
+        _files(BLIND / "documents", "document"),
+        True,
+    ),
+    "blind_statutes": (
+        BLIND / "statute_questions.jsonl",
+        None,
+        _files(BLIND / "statutes", "contract"),
+        False,
+    ),
+}
+BLIND_SETS = [name for name in SETS if name.startswith("blind_")]
+
+
+def _questions(name: str) -> list[dict[str, Any]]:
+    path, split, _, _ = SETS[name]
+    return [q for q in load_questions(path) if split is None or q.get("split") == split]
+
+
+def _collection(name: str, tmp: Path, emb: Embedder) -> tuple[Collection, dict[str, str]]:
+    col = open_collection(
+        f"q-{name}", Settings(data_dir=tmp), store="memory", dense=True, embedder=emb
+    )
+    ids = {stem: col.add_document(path, kind=kind) for stem, (path, kind) in SETS[name][2].items()}
+    return col, ids
+
+
+def _evaluate_set(
+    name: str, tmp: Path, emb: Embedder, candidates: list[Any]
+) -> dict[str, dict[str, Any]]:
+    """Every method's `evaluate` result on one set."""
+    questions = _questions(name)
+    col, ids = _collection(name, tmp, emb)
+    within = SETS[name][3]
+    cached: dict[tuple[str, bool], Lists] = {}
+
+    def scope(q: dict[str, Any]) -> str | None:
+        return ids[q["doc"]] if within else None
+
+    def lists(q: dict[str, Any], thesaurus: bool) -> Lists:
+        key = (q["id"], thesaurus)
+        if key not in cached:
+            cached[key] = lists_for(col, q["query"], scope(q), thesaurus)
+        return cached[key]
+
+    def ranked(ids_: list[str]) -> list[Any]:
+        return col.store.records(ids_[:10])
+
+    methods = {
+        "kiwi_bm25": lambda q: ranked(lists(q, False).keyword_ids),
+        "kiwi_bm25+thesaurus": lambda q: ranked(lists(q, True).keyword_ids),
+        "dense_e5": lambda q: ranked(lists(q, False).dense_ids),
+        "dense_e5+thesaurus": lambda q: ranked(lists(q, True).dense_ids),
+        **{c.name: (lambda q, c=c: ranked(fuse(c, lists(q, c.thesaurus)))) for c in candidates},
+        "dure": lambda q: col.search(q["query"], 10, doc_id=scope(q)),
+    }
+    doc_ids = None if within else ids
+    results = {m: evaluate(questions, fn, doc_ids) for m, fn in methods.items()}
+    results["_info"] = {"questions": len(questions), "records": col.store.count()}
+    col.close()
+    return results
+
+
+def quality(tmp: Path, emb: Embedder) -> dict[str, Any]:
+    """Every retriever and fusion on every set; the fusion choice on the pooled blind sets."""
+    per_set: dict[str, Any] = {}
+    candidates = grid()
+    pooled: dict[str, list[int | None]] = {}
+    for name in SETS:
+        results = _evaluate_set(name, tmp, emb, candidates)
+        info = results.pop("_info")
+        per_set[name] = {
+            **info,
+            "methods": {
+                m: {k: v for k, v in r.items() if k not in ("misses", "positions")}
+                for m, r in results.items()
+            },
+            "dure_misses": results["dure"]["misses"],
+        }
+        if name in BLIND_SETS:
+            for m, r in results.items():
+                pooled.setdefault(m, []).extend(r["positions"])
+    return {"sets": per_set, "choice": choose(per_set, pooled, BLIND_SETS, candidates)}
+
+
+# ------------------------------------------------------------------ speed
+
+
+def _all_documents() -> list[tuple[Path, Kind]]:
+    return [doc for _, _, docs, _ in SETS.values() for doc in docs.values()]
+
+
+def _filler(n: int) -> list[str]:
+    """n chunk-sized texts recombined from the statutes' real sentences (no new vocabulary)."""
+    sentences = [
+        s.strip()
+        for path, _ in SETS["blind_statutes"][2].values()
+        for s in path.read_text(encoding="utf-8").replace("\n", " ").split("다. ")
+        if len(s.strip()) > 20
+    ]
+    return [
+        ". ".join(sentences[(i * 7 + j * 13) % len(sentences)] for j in range(4)) + "다."
+        for i in range(n)
+    ]
+
+
+def latency(tmp: Path, emb: Embedder, minimum: int = 2000) -> dict[str, Any]:
+    """Hybrid and keyword-only query latency over every blind question on ≥ `minimum` chunks."""
+    col = open_collection("latency", Settings(data_dir=tmp), store="faiss", embedder=emb)
+    for path, kind in dict.fromkeys(_all_documents()):
+        col.add_document(path, kind=kind)
+    short = minimum - col.store.count()
+    if short > 0:
+        text = "\n\n".join(f"## 참고 {i}\n{t}" for i, t in enumerate(_filler(short * 2)))
+        col.add_document(text, kind="document", name="filler.md")
+    queries = [q["query"] for name in BLIND_SETS for q in _questions(name)]
+    out: dict[str, Any] = {"chunks": col.store.count(), "queries": len(queries)}
+    for mode in ("keyword", "hybrid"):
+        col.search(queries[0], 5, mode=mode)  # type: ignore[arg-type]
+        ms = []
+        for q in queries:
+            t = time.perf_counter()
+            col.search(q + " ", 5, mode=mode)  # type: ignore[arg-type]  (a new query: no LRU)
+            ms.append(1000 * (time.perf_counter() - t))
+        ms.sort()
+        out[mode] = {
+            "p50_ms": round(statistics.median(ms), 1),
+            "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 1),
+        }
+    col.close()
+    return out
+
+
+def indexing(tmp: Path, emb: Embedder) -> dict[str, Any]:
+    """Passages/s indexing the blind statutes: embedding every passage, then from the cache."""
+    inner = emb.inner if isinstance(emb, CachedEmbedder) else emb
+    statutes = [path for path, _ in SETS["blind_statutes"][2].values()]
+    out: dict[str, Any] = {}
+    for label, embedder in (
+        ("cold", CachedEmbedder(inner, tmp / "cold.sqlite")),
+        ("warm", CachedEmbedder(inner, tmp / "cold.sqlite")),
+    ):
+        col = open_collection(
+            f"ix-{label}", Settings(data_dir=tmp), store="faiss", embedder=embedder
+        )
+        t = time.perf_counter()
+        for path in statutes:
+            col.add_document(path, kind="contract")
+        seconds = time.perf_counter() - t
+        out[label] = {
+            "passages": col.store.count(),
+            "seconds": round(seconds, 2),
+            "passages_per_s": round(col.store.count() / seconds, 1),
+        }
+        col.close()
+    return out
+
+
+# ------------------------------------------------------------------ report
+
+
+def run() -> dict[str, Any]:
+    """Run every measurement; print the tables; return the results."""
+    emb = get_embedder(get_settings())  # the bench data dir's cache: re-runs embed nothing new
+    with tempfile.TemporaryDirectory(prefix="dure-bench-search-") as d:
+        tmp = Path(d)
+        results = {
+            "embedder": emb.name,
+            "quality": quality(tmp, emb),
+            "latency_2000_chunks": latency(tmp, emb),
+            "indexing": indexing(tmp, emb),
+        }
+    _print(results)
+    return results
+
+
+def _print(r: dict[str, Any]) -> None:
+    sets = r["quality"]["sets"]
+    choice = r["quality"]["choice"]
+    shown = [
+        "kiwi_bm25",
+        "kiwi_bm25+thesaurus",
+        "dense_e5",
+        "dense_e5+thesaurus",
+        "rrf_1:1_k60",
+        choice["best"],
+        "dure",
+    ]
+    print(f"\nbenchmarks/search.py — 한국어 검색 ({r['embedder']})")
+    for name, res in sets.items():
+        print(f"\n[{name}] {res['questions']} questions, {res['records']} records")
+        print(f"  {'method':34s} hit@1  hit@3  hit@5  MRR")
+        for m in dict.fromkeys(shown):
+            o = res["methods"][m]["overall"]
+            print(f"  {m:34s} {o['hit@1']:.3f}  {o['hit@3']:.3f}  {o['hit@5']:.3f}  {o['mrr']:.3f}")
+        kinds = res["methods"]["dure"]["by_kind"]
+        print(
+            "  dure by kind: "
+            + ", ".join(
+                f"{k} {v['hit@1']:.2f}/{v['hit@3']:.2f} (n={v['n']})" for k, v in kinds.items()
+            )
+        )
+    print("\nfusion choice (pooled blind hit@1 / MRR):")
+    for row in choice["table"][:8]:
+        print(f"  {row['name']:34s} {row['hit@1']:.3f}  {row['mrr']:.3f}  ok={row['ok']}")
+    print(
+        f"  best single list: {choice['best_single']}; chosen: {choice['best']}; "
+        f"shipped: {choice['shipped']}"
+    )
+    print(f"\nlatency_2000_chunks: {r['latency_2000_chunks']}")
+    print(f"indexing: {r['indexing']}")
+
+
+if __name__ == "__main__":
+    run()
