@@ -1,17 +1,10 @@
-"""Korean contract search: quality, latency, scale and ingestion.
+"""Search at scale: one 100-article contract, and 100,000 chunks in FAISS and in pgvector.
 
-Quality — Recall@1, Recall@3 and MRR on `tests/data/search_dev.jsonl` (split `dev`, used to
-choose the fusion weights and to write the thesaurus; split `holdout`, written after both were
-frozen and never tuned on), overall and per kind (by_number, by_title, paraphrase), for:
-whitespace BM25 (baseline), Kiwi BM25, Kiwi BM25 + thesaurus, dense (USE), dense + thesaurus,
-plain RRF (1:1, k=60, no thesaurus, no parser) and the shipped hybrid (weighted RRF + thesaurus
-+ article numbers from the parser). Targets (dev): hybrid R@3 ≥ 0.95, by_number R@3 = 1.0,
-hybrid ≥ the best single list on paraphrases.
-
-Speed — USE with 1 vs 2 BLAS threads; search p50/p99 on one 100-article contract (target
-p50 ≤ 10 ms); 100k chunks in FAISS and in pgvector with synthetic vectors (target p50 ≤ 50 ms),
-with build time and memory; ingestion articles/s with the default embedder (target ≥ 100/s).
-Set DURE_BENCH_SCALE=0 to skip the 100k part, DURE_SEARCH__DATABASE_URL to use your Postgres.
+Search p50/p99 within one 100-article contract, hybrid and keyword-only (the baseline); 100k
+chunks with synthetic vectors of e5's dimension in FAISS and in pgvector, with build time,
+memory and hybrid latency (the query itself is embedded by e5). Quality, latency on 2,000 real
+chunks and indexing throughput are in `benchmarks/search.py`. Set DURE_BENCH_SCALE=0 to skip
+the 100k part, DURE_SEARCH__DATABASE_URL to use your own Postgres.
 """
 
 from __future__ import annotations
@@ -31,10 +24,8 @@ import numpy as np
 from dure.documents import parse_contract
 from dure.embeddings import get_embedder
 from dure.retrieval import Collection, open_collection
-from dure.retrieval.evaluate import evaluate, load_questions
-from dure.retrieval.fusion import weighted_rrf
-from dure.retrieval.keyword import BM25Index
-from dure.retrieval.tokenize import kiwi_tokens, whitespace_tokens
+from dure.retrieval.evaluate import load_questions
+from dure.retrieval.tokenize import kiwi_tokens
 from dure.retrieval.types import Record, StoredDoc
 from dure.settings import Settings
 
@@ -66,62 +57,6 @@ def _pct(ms: list[float]) -> dict[str, float]:
 
 def _settings(tmp: Path, **search: Any) -> Settings:
     return Settings(data_dir=tmp, search={"embedding_threads": 1, **search})
-
-
-# ------------------------------------------------------------------ quality
-
-
-def quality(tmp: Path) -> dict[str, Any]:
-    """Every ranking method on both splits."""
-    settings = _settings(tmp)
-    col = open_collection("bench-quality", settings, store="memory", dense=True)
-    ids = {name: col.add_document(path, kind=kind) for name, (path, kind) in SAMPLES.items()}
-    store = col.store
-    records = [r for d in ids.values() for r in store.doc_records(d)]
-    whitespace = BM25Index([whitespace_tokens(r.text) for r in records])
-    s = settings.search
-
-    def lists(q: dict[str, Any], thesaurus: bool, mode: str) -> list[str | None]:
-        s.thesaurus = thesaurus
-        hits = col.search(q["query"], 10, doc_id=ids[q["doc"]], mode=mode, resolve_refs=False)  # type: ignore[arg-type]
-        return [h.article_no for h in hits]
-
-    def ws(q: dict[str, Any]) -> list[str | None]:
-        mask = np.array([r.doc_id == ids[q["doc"]] for r in records])
-        return [
-            records[i].article_no
-            for i, _ in whitespace.search(whitespace_tokens(q["query"]), 10, mask)
-        ]
-
-    def plain(q: dict[str, Any]) -> list[str | None]:
-        s.thesaurus = False
-        kw = col.search(q["query"], 40, doc_id=ids[q["doc"]], mode="keyword", resolve_refs=False)
-        dn = col.search(q["query"], 40, doc_id=ids[q["doc"]], mode="dense", resolve_refs=False)
-        fused = weighted_rrf([([h.id for h in kw], 1.0), ([h.id for h in dn], 1.0)], k=60)
-        return [r.article_no for r in store.records([i for i, _ in fused[:10]])]
-
-    def shipped(q: dict[str, Any]) -> list[str | None]:
-        s.thesaurus = True
-        return [h.article_no for h in col.search(q["query"], 10, doc_id=ids[q["doc"]])]
-
-    methods = {
-        "whitespace_bm25": ws,
-        "kiwi_bm25": lambda q: lists(q, False, "keyword"),
-        "kiwi_bm25+thesaurus": lambda q: lists(q, True, "keyword"),
-        "dense_use": lambda q: lists(q, False, "dense"),
-        "dense_use+thesaurus": lambda q: lists(q, True, "dense"),
-        "rrf_plain_1:1": plain,
-        "hybrid": shipped,
-    }
-    questions = load_questions(DEV)
-    out: dict[str, Any] = {}
-    for split in ("dev", "holdout"):
-        qs = [q for q in questions if q.get("split", "dev") == split]
-        out[split] = {name: evaluate(qs, fn) for name, fn in methods.items()}
-        out[split]["hybrid_misses"] = out[split]["hybrid"].pop("misses")
-        for name in methods:
-            out[split][name].pop("misses", None)
-    return out
 
 
 # ------------------------------------------------------------------ speed
@@ -157,29 +92,6 @@ def contract_latency(tmp: Path) -> dict[str, Any]:
                 ms.append(1000 * (time.perf_counter() - t))
             out[f"{backend}_{mode}"] = _pct(ms)
     return out
-
-
-def ingestion(tmp: Path) -> dict[str, Any]:
-    """Articles per second: parse + Kiwi + USE + store, the model already loaded."""
-    settings = _settings(tmp)
-    t = time.perf_counter()
-    get_embedder(settings).embed_query("준비")
-    load_s = time.perf_counter() - t
-    col = open_collection("bench-ingest", settings, store="faiss")
-    t, cpu = time.perf_counter(), time.process_time()
-    for path, kind in SAMPLES.values():
-        col.add_document(path, kind=kind)  # type: ignore[arg-type]
-    col.add_document(hundred_article_contract(), kind="contract", name="big.md")
-    seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
-    n = col.store.count()
-    return {
-        "records": n,
-        "seconds": round(seconds, 2),
-        "articles_per_s": round(n / seconds, 1),
-        # CPU time is what a shared machine does not distort.
-        "articles_per_cpu_s": round(n / cpu, 1),
-        "model_load_s": round(load_s, 2),
-    }
 
 
 # ------------------------------------------------------------------ 100k scale
@@ -309,9 +221,7 @@ def run() -> dict[str, Any]:
         results: dict[str, Any] = {
             # The machine is shared: timings mean little without the load they ran under.
             "load_average_1m": round(os.getloadavg()[0], 2),
-            "quality": quality(tmp),
             "latency_100_articles": contract_latency(tmp),
-            "ingestion": ingestion(tmp),
         }
         if os.environ.get("DURE_BENCH_SCALE", "1") != "0":
             results["scale_100k"] = scale(tmp)
@@ -320,28 +230,10 @@ def run() -> dict[str, Any]:
 
 
 def _print(r: dict[str, Any]) -> None:
-    print("\nbenchmarks/search.py — 한국어 계약서 검색")
-    for split, methods in r["quality"].items():
-        print(
-            f"\n[{split}] method                 R@1    R@3    MRR   | R@3 by_number by_title paraphrase"
-        )
-        for name, res in methods.items():
-            if name == "hybrid_misses":
-                continue
-            o, k = res["overall"], res["by_kind"]
-            per = "  ".join(
-                f"{k[x]['recall@3']:.2f}" if x in k else "  - "
-                for x in ("by_number", "by_title", "paraphrase")
-            )
-            print(f"  {name:24s} {o['recall@1']:.3f}  {o['recall@3']:.3f}  {o['mrr']:.3f} |  {per}")
-    for key in (
-        "load_average_1m",
-        "latency_100_articles",
-        "ingestion",
-        "scale_100k",
-    ):
+    print("\nbenchmarks/search_scale.py — 규모별 검색 지연")
+    for key in ("load_average_1m", "latency_100_articles", "scale_100k"):
         if key in r:
-            print(f"\n{key}: {r[key]}")
+            print(f"{key}: {r[key]}")
 
 
 if __name__ == "__main__":
