@@ -34,7 +34,7 @@ test: model
 	@DURE_LOCAL__PATH=$$($(DURE) models path) $(TEST_ENV) $(PY) -m pytest -q tests
 
 bench: model
-	$(TEST_ENV) $(PY) -m benchmarks
+	DURE_LOCAL__PATH=$$($(DURE) models path) $(TEST_ENV) $(PY) -m benchmarks
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
