@@ -176,7 +176,7 @@ def latency(tmp: Path, emb: Embedder, minimum: int = 2000) -> dict[str, Any]:
         col.add_document(path, kind=kind)
     short = minimum - col.store.count()
     if short > 0:
-        text = "\n\n".join(f"## 참고 {i}\n{t}" for i, t in enumerate(_filler(short * 2)))
+        text = "\n\n".join(f"## 참고 {i}\n{t}" for i, t in enumerate(_filler(short)))
         col.add_document(text, kind="document", name="filler.md")
     queries = [q["query"] for name in BLIND_SETS for q in _questions(name)]
     out: dict[str, Any] = {"chunks": col.store.count(), "queries": len(queries)}

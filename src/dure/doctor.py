@@ -57,12 +57,23 @@ def _provider(s: Settings) -> None:
     check_endpoint(s)
 
 
+def _embedder(s: Settings) -> None:
+    from dure.embeddings import get_embedder
+
+    vector = get_embedder(s).embed_query("점검")
+    if vector.ndim != 1 or not vector.size:
+        raise RuntimeError("임베딩 모델이 빈 벡터를 돌려주었습니다.")
+
+
 def _checks(s: Settings) -> list[tuple[str, Callable[[Settings], None]]]:
     checks: list[tuple[str, Callable[[Settings], None]]] = [("설정", _settings)]
     if s.provider == "local":
         checks += [("로컬 모델 파일", _model_file), ("llama-cpp-python", _llama_cpp)]
     else:
         checks.append((f"제공자 ({s.base_url or 'OpenAI'})", _provider))
+    where = s.search.embedding_base_url or s.base_url or "OpenAI"
+    label = "multilingual-e5" if s.search.embedder == "e5" else f"openai, {where}"
+    checks.append((f"임베딩 ({label})", _embedder))
     checks.append(("데이터베이스", _database))
     return checks
 

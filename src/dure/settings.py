@@ -63,10 +63,10 @@ class SearchSettings(BaseModel):
     )
     # Chosen on the blind sets (benchmarks/search.py); see DESIGN.md for the numbers.
     fusion: Literal["rrf", "minmax", "zscore"] = Field(
-        "rrf", description="rrf (ranks), minmax or zscore (scaled scores)"
+        "zscore", description="rrf (ranks), minmax or zscore (scaled scores)"
     )
-    keyword_weight: float = Field(1.0, description="fusion weight of the Kiwi BM25 list")
-    dense_weight: float = Field(1.0, description="fusion weight of the dense list")
+    keyword_weight: float = Field(2.0, description="fusion weight of the Kiwi BM25 list")
+    dense_weight: float = Field(3.0, description="fusion weight of the dense list")
     rrf_k: int = Field(60, description="rrf: the rank offset k")
     thesaurus: bool = Field(True, description="expand everyday words to contract terms")
     chunk_tokens: int = 300

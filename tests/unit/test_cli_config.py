@@ -49,6 +49,24 @@ def test_doctor_passes_a_sound_configuration(tmp_path, own_gguf):
     assert result.returncode == 0, result.stdout + result.stderr
     assert _problems(result) == []
     assert "✓ 로컬 모델 파일" in result.stdout and "✓ 데이터베이스" in result.stdout
+    assert "✓ 임베딩 (multilingual-e5)" in result.stdout
+
+
+def test_doctor_reports_an_embeddings_server_that_does_not_answer(tmp_path, own_gguf):
+    result = run_dure(
+        tmp_path,
+        "doctor",
+        DURE_LOCAL__PATH=own_gguf,
+        DURE_SEARCH__EMBEDDER="openai",
+        DURE_SEARCH__EMBEDDING_BASE_URL="http://127.0.0.1:9/v1",
+        DURE_MAX_RETRIES="0",
+    )
+    assert result.returncode == 1
+    [problem] = _problems(result)
+    assert problem.startswith(
+        "✗ 임베딩 (openai, http://127.0.0.1:9/v1): 임베딩 서버 호출에 실패했습니다"
+    )
+    _assert_clean(result)
 
 
 def test_doctor_refuses_a_corrupted_model_file(tmp_path):

@@ -256,7 +256,12 @@ def parse_contract(text: str, doc_id: str, title: str | None = None) -> Contract
             head = _article_heading(line, last if not in_supplement else _last_sup(heads))
         else:
             head = None
-        if head and mode in ("preamble", "article"):
+        if head and mode in ("preamble", "article", "signature"):
+            if mode == "signature" and current is not None:
+                # A dated line inside an article (a flattened table cell, "2025년 9월 30일")
+                # looked like the signature block; another article proves it was not.
+                current.extend(signature)
+                signature = []
             num, art_title, rest = head
             last = num if not in_supplement else last
             current = [_strip_md(line)]

@@ -381,12 +381,18 @@ class Collection:
         if not refs or kind == "document":
             return []
         docs = [self.store.document(doc_id)] if doc_id else self.store.documents()
-        ids = [
-            f"{d.doc_id}:{no}"
-            for d in docs
-            if d is not None and d.kind in ("contract", "standard") and kind in (None, d.kind)
-            for no in refs
-        ]
+        found = [d for d in docs if d is not None and d.kind in ("contract", "standard")]
+        # "근로기준법 제23조" over several statutes: the document the question names comes first.
+        said = re.sub(r"\s+", "", query)
+        found.sort(
+            key=lambda d: (
+                not any(
+                    len(t) >= 2 and t in said
+                    for t in (re.sub(r"\s+", "", d.title), Path(d.name).stem)
+                )
+            )
+        )
+        ids = [f"{d.doc_id}:{no}" for no in refs for d in found if kind in (None, d.kind)]
         return [_hit(r, 1.0, "article_ref", {}) for r in self.store.records(ids)]
 
     def close(self) -> None:

@@ -174,3 +174,16 @@ def test_software_contract_has_the_articles_the_demo_needs() -> None:
     titles = {a.title for a in contract.articles}
     assert {"하도급", "지체상금", "계약의 해제", "계약의 해지"} <= titles
     assert contract.get("제5조") is not None and contract.get("제5조의2") is not None
+
+
+def test_a_dated_line_inside_an_article_does_not_end_the_articles() -> None:
+    text = (
+        "# 용역 계약서\n제1조(목적) 이 계약은 용역에 관한 것이다.\n"
+        "제2조(대금) 대금은 다음과 같이 지급한다.\n선금\n36,000,000원\n2025년 3월 31일\n"
+        "잔금\n2025년 9월 30일\n제3조(지체상금) 을은 1일마다 1,000분의 2.5를 낸다.\n"
+        "제4조(해지) 갑은 해지할 수 있다.\n\n2025년 1월 2일\n갑: 주식회사 두레 (인)\n"
+    )
+    c = parse_contract(text, "t")
+    assert [a.no for a in c.articles] == ["제1조", "제2조", "제3조", "제4조"]
+    assert "2025년 9월 30일" in c.get("제2조").text
+    assert c.signature is not None and "주식회사 두레" in c.signature

@@ -163,3 +163,22 @@ def test_keyword_and_dense_collections_do_not_mix(settings: Settings, e5_embedde
     with pytest.raises(DureError, match="키워드만"):
         forced.add_document(SAMPLES["software_dev"][0], kind="contract")
     assert len(open_collection("plain", settings, store="faiss").documents()) == 2
+
+
+def test_a_number_in_a_question_prefers_the_document_it_names(col: Collection) -> None:
+    labour = col.add_document(
+        "# 근로기준법\n제1조(목적) 근로조건의 기준을 정한다.\n제2조(정의) 근로자란 임금을 받는 사람이다.",
+        kind="contract",
+        name="labour.md",
+    )
+    privacy = col.add_document(
+        "# 개인정보 보호법\n제1조(목적) 개인정보를 보호한다.\n제2조(정의) 개인정보란 살아 있는 개인에 관한 정보다.",
+        kind="contract",
+        name="privacy.md",
+    )
+    first = col.search("개인정보 보호법 제2조 정의가 뭐야?", top_k=2)
+    assert [(h.doc_id, h.article_no, h.match) for h in first] == [
+        (privacy, "제2조", "article_ref"),
+        (labour, "제2조", "article_ref"),
+    ]
+    assert col.search("근로기준법 제이조", top_k=1)[0].doc_id == labour
