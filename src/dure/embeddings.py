@@ -204,6 +204,7 @@ class CachedEmbedder:
     def __init__(self, inner: Embedder, path: Path | None, query_cache: int = 512) -> None:
         self.inner = inner
         self.name = inner.name
+        self.path = path
         self._lock = threading.Lock()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._query_cache = query_cache
