@@ -110,7 +110,7 @@ class Collection:
     def ensure_vectors(self) -> None:
         """Re-embed the collection now if it was built with another embedder (search would do
         it on first use; the CLI calls this to show progress)."""
-        if self.dense and self.store.count():
+        if self.dense and not self._embedder_checked and self.store.count():
             self._check_embedder()
 
     def _check_embedder(self) -> None:
@@ -332,7 +332,7 @@ class Collection:
         records = {r.id: r for r in self.store.records([i for i, _, _ in ranked if i not in seen])}
         for rid, score, ranks in ranked:
             if rid in records and len(hits) < k:
-                hits.append(_hit(records[rid], score, mode, ranks))
+                hits.append(records[rid].hit(score, mode, ranks))
         return hits[:k]
 
     def ranked_lists(
@@ -393,7 +393,7 @@ class Collection:
             )
         )
         ids = [f"{d.doc_id}:{no}" for no in refs for d in found if kind in (None, d.kind)]
-        return [_hit(r, 1.0, "article_ref", {}) for r in self.store.records(ids)]
+        return [r.hit(1.0, "article_ref") for r in self.store.records(ids)]
 
     def close(self) -> None:
         """Release the store."""
@@ -408,18 +408,3 @@ def _is_file(text: str) -> bool:
         return Path(text).is_file()
     except OSError:  # e.g. a name too long for the file system
         return False
-
-
-def _hit(r: Record, score: float, match: str, ranks: dict[str, int]) -> Hit:
-    return Hit(
-        doc=r.doc,
-        doc_id=r.doc_id,
-        kind=r.kind,
-        article_no=r.article_no,
-        article_title=r.article_title,
-        score=score,
-        text=r.text,
-        id=r.id,
-        match=match,  # type: ignore[arg-type]
-        ranks=ranks,
-    )

@@ -55,6 +55,21 @@ class Record:
         """Plain data (for persistence)."""
         return asdict(self)
 
+    def hit(self, score: float, match: Match, ranks: dict[str, int] | None = None) -> Hit:
+        """This record as a search result."""
+        return Hit(
+            doc=self.doc,
+            doc_id=self.doc_id,
+            kind=self.kind,
+            article_no=self.article_no,
+            article_title=self.article_title,
+            score=score,
+            text=self.text,
+            id=self.id,
+            match=match,
+            ranks=ranks or {},
+        )
+
 
 @dataclass
 class Hit:
