@@ -324,7 +324,10 @@ def get_embedder(settings: Settings) -> Embedder:
                 input_type=s.embedding_input_type,
             )
         else:
-            # One e5 model per process: its OpenMP runtime reads the thread count only once.
-            inner = E5Embedder(s.embedding_threads)
+            # One e5 model per process, whatever the data directory: its OpenMP runtime reads
+            # the thread count only once, and one copy of the weights is enough.
+            inner = next(
+                (e.inner for e in _shared.values() if isinstance(e.inner, E5Embedder)), None
+            ) or E5Embedder(s.embedding_threads)
         found = _shared[ident] = CachedEmbedder(inner, cache)
         return found

@@ -82,6 +82,9 @@ def test_e5_is_one_model_per_process_and_leaves_the_environment_alone(tmp_path: 
     b = get_embedder(Settings(data_dir=tmp_path))
     assert a is b
     assert isinstance(a, CachedEmbedder) and isinstance(a.inner, E5Embedder)
+    elsewhere = get_embedder(Settings(data_dir=tmp_path / "other"))
+    assert isinstance(elsewhere, CachedEmbedder) and elsewhere is not a
+    assert elsewhere.inner is a.inner  # another cache file, the same loaded model
     assert os.environ.get("OMP_NUM_THREADS") == before  # llama.cpp and FAISS keep their own
     assert a.embed_query("").shape == (384,)  # an empty text still embeds
 
