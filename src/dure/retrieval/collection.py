@@ -326,8 +326,9 @@ class Collection:
             raise DureError(f"컬렉션 '{self.name}'은 벡터 없이(키워드만) 만들어졌습니다.")
         if mode != "keyword":
             self.ensure_vectors()
-        hits = self._article_ref_hits(query, kind, doc_id) if resolve_refs else []
-        ranked = self._ranked(query, k + len(hits), kind, doc_id, mode)
+        refs = extract_article_refs(query) if resolve_refs and kind != "document" else []
+        ranked = self._ranked(query, k + len(refs), kind, doc_id, mode)
+        hits = self._article_ref_hits(query, refs, kind, doc_id, [rid for rid, _, _ in ranked])
         seen = {h.id for h in hits}
         records = {r.id: r for r in self.store.records([i for i, _, _ in ranked if i not in seen])}
         for rid, score, ranks in ranked:
@@ -376,24 +377,43 @@ class Collection:
             for rid, score in fused[:k]
         ]
 
-    def _article_ref_hits(self, query: str, kind: Kind | None, doc_id: str | None) -> list[Hit]:
-        refs = extract_article_refs(query)
-        if not refs or kind == "document":
+    def _article_ref_hits(
+        self,
+        query: str,
+        refs: list[str],
+        kind: Kind | None,
+        doc_id: str | None,
+        ranked: list[str],
+    ) -> list[Hit]:
+        """The articles the query names by number, in every contract it may mean, in the order
+        named; over several documents, the one the question names comes first ("근로기준법
+        제23조"), then the one whose article the rest of the question matches best (`ranked`)."""
+        if not refs:
             return []
         docs = [self.store.document(doc_id)] if doc_id else self.store.documents()
-        found = [d for d in docs if d is not None and d.kind in ("contract", "standard")]
-        # "근로기준법 제23조" over several statutes: the document the question names comes first.
+        found = [
+            d
+            for d in docs
+            if d is not None and d.kind in ("contract", "standard") and kind in (None, d.kind)
+        ]
         said = re.sub(r"\s+", "", query)
-        found.sort(
-            key=lambda d: (
-                not any(
-                    len(t) >= 2 and t in said
-                    for t in (re.sub(r"\s+", "", d.title), Path(d.name).stem)
-                )
+        named = {
+            d.doc_id
+            for d in found
+            if any(
+                len(t) >= 2 and t in said for t in (re.sub(r"\s+", "", d.title), Path(d.name).stem)
+            )
+        }
+        place = {rid: i for i, rid in enumerate(ranked)}
+        records = self.store.records([f"{d.doc_id}:{no}" for no in refs for d in found])
+        records.sort(
+            key=lambda r: (
+                r.doc_id not in named,
+                refs.index(r.article_no) if r.article_no in refs else len(refs),
+                place.get(r.id, len(place)),
             )
         )
-        ids = [f"{d.doc_id}:{no}" for no in refs for d in found if kind in (None, d.kind)]
-        return [r.hit(1.0, "article_ref") for r in self.store.records(ids)]
+        return [r.hit(1.0, "article_ref") for r in records]
 
     def close(self) -> None:
         """Release the store."""

@@ -194,3 +194,18 @@ def test_a_number_in_a_question_prefers_the_document_it_names(col: Collection) -
         (labour, "제2조", "article_ref"),
     ]
     assert col.search("근로기준법 제이조", top_k=1)[0].doc_id == labour
+
+
+def test_a_number_over_several_contracts_follows_the_rest_of_the_question(
+    settings: Settings, e5_embedder
+) -> None:
+    col = open_collection("refs", settings, store="memory", dense=True, embedder=e5_embedder)
+    lease = col.add_document(SAMPLES["lease"][0], kind="contract")
+    sw = col.add_document(SAMPLES["software_dev"][0], kind="contract")
+    sw_15 = col.get_contract(sw).get("제15조")
+    lease_15 = col.get_contract(lease).get("제15조")
+    assert sw_15 is not None and lease_15 is not None
+    first = col.search(f"제15조 {sw_15.title}", top_k=2)
+    assert [(h.doc_id, h.match) for h in first] == [(sw, "article_ref"), (lease, "article_ref")]
+    first = col.search(f"제15조 {lease_15.title}", top_k=2)
+    assert [h.doc_id for h in first] == [lease, sw]
