@@ -29,6 +29,7 @@ from dure.embeddings import Embedder, embed_passages
 from dure.errors import DureError
 from dure.retrieval.fusion import fuse
 from dure.retrieval.records import build_records
+from dure.retrieval.references import numbered_records
 from dure.retrieval.stores.base import Store
 from dure.retrieval.thesaurus import expand_query
 from dure.retrieval.tokenize import analyse
@@ -328,7 +329,8 @@ class Collection:
             self.ensure_vectors()
         refs = extract_article_refs(query) if resolve_refs and kind != "document" else []
         ranked = self._ranked(query, k + len(refs), kind, doc_id, mode)
-        hits = self._article_ref_hits(query, refs, kind, doc_id, [rid for rid, _, _ in ranked])
+        named = numbered_records(self.store, query, refs, kind, doc_id, [r for r, _, _ in ranked])
+        hits = [r.hit(1.0, "article_ref") for r in named]
         seen = {h.id for h in hits}
         records = {r.id: r for r in self.store.records([i for i, _, _ in ranked if i not in seen])}
         for rid, score, ranks in ranked:
@@ -376,44 +378,6 @@ class Collection:
             (rid, score, {n: ranks[n][rid] for n in ranks if rid in ranks[n]})
             for rid, score in fused[:k]
         ]
-
-    def _article_ref_hits(
-        self,
-        query: str,
-        refs: list[str],
-        kind: Kind | None,
-        doc_id: str | None,
-        ranked: list[str],
-    ) -> list[Hit]:
-        """The articles the query names by number, in every contract it may mean, in the order
-        named; over several documents, the one the question names comes first ("근로기준법
-        제23조"), then the one whose article the rest of the question matches best (`ranked`)."""
-        if not refs:
-            return []
-        docs = [self.store.document(doc_id)] if doc_id else self.store.documents()
-        found = [
-            d
-            for d in docs
-            if d is not None and d.kind in ("contract", "standard") and kind in (None, d.kind)
-        ]
-        said = re.sub(r"\s+", "", query)
-        named = {
-            d.doc_id
-            for d in found
-            if any(
-                len(t) >= 2 and t in said for t in (re.sub(r"\s+", "", d.title), Path(d.name).stem)
-            )
-        }
-        place = {rid: i for i, rid in enumerate(ranked)}
-        records = self.store.records([f"{d.doc_id}:{no}" for no in refs for d in found])
-        records.sort(
-            key=lambda r: (
-                r.doc_id not in named,
-                refs.index(r.article_no) if r.article_no in refs else len(refs),
-                place.get(r.id, len(place)),
-            )
-        )
-        return [r.hit(1.0, "article_ref") for r in records]
 
     def close(self) -> None:
         """Release the store."""
