@@ -116,13 +116,18 @@ class E5Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            out = self._model.passage([t or " " for t in texts])
+            out = self._model.passage([_utf8(t) for t in texts])
         return _normalise(np.asarray(out).reshape(len(texts), self.dim))
 
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:
-            out = self._model.query(text or " ")
+            out = self._model.query(_utf8(text))
         return _normalise(np.asarray(out).reshape(self.dim))
+
+
+def _utf8(text: str) -> str:
+    """Text the engine can encode: a lone surrogate (from a broken client) becomes "?"."""
+    return text.encode("utf-8", "replace").decode("utf-8") or " "
 
 
 class OpenAIEmbedder:

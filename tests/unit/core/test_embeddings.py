@@ -87,6 +87,7 @@ def test_e5_is_one_model_per_process_and_leaves_the_environment_alone(tmp_path: 
     assert elsewhere.inner is a.inner  # another cache file, the same loaded model
     assert os.environ.get("OMP_NUM_THREADS") == before  # llama.cpp and FAISS keep their own
     assert a.embed_query("").shape == (384,)  # an empty text still embeds
+    assert a.embed_documents(["계약\ud800서"]).shape == (1, 384)  # a lone surrogate too
 
 
 def test_an_openai_embedder_that_cannot_connect_says_so(tmp_path: Path) -> None:
