@@ -4,7 +4,8 @@ Sets (`SETS`): the dev set over the sample contracts (`tests/data/search_dev.jso
 `dev` — used to build the old thesaurus and weights — and `holdout`), and the blind sets in
 `benchmarks/data/blind/` written by a writer who never saw the code: contracts, long documents
 chunked by heading (gold = heading path or text span) and statutes (searched across every
-statute at once). Contract and document questions are searched within their document.
+statute at once); and `benchmarks/data/blind2/`, a second contract set (colloquial) written
+later by another such writer. Contract and document questions are searched within their document.
 
 For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
 legal-term thesaurus, plain RRF (1:1, k = 60), a grid of fusions (`benchmarks/search_fusion.py`)
@@ -33,6 +34,7 @@ from dure.settings import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 BLIND = ROOT / "benchmarks" / "data" / "blind"
+BLIND2 = ROOT / "benchmarks" / "data" / "blind2"  # a second contract set, written later
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
 
@@ -67,6 +69,12 @@ SETS: dict[str, tuple[Path, str | None, dict[str, tuple[Path, Kind]], bool]] = {
         _files(BLIND / "documents", "document"),
         True,
     ),
+    "blind2_contracts": (
+        BLIND2 / "contract_questions.jsonl",
+        None,
+        _files(BLIND2 / "contracts", "contract"),
+        True,
+    ),
     "blind_statutes": (
         BLIND / "statute_questions.jsonl",
         None,
@@ -74,7 +82,7 @@ SETS: dict[str, tuple[Path, str | None, dict[str, tuple[Path, Kind]], bool]] = {
         False,
     ),
 }
-BLIND_SETS = [name for name in SETS if name.startswith("blind_")]
+BLIND_SETS = [name for name in SETS if name.startswith("blind")]
 
 
 def _questions(name: str) -> list[dict[str, Any]]:
