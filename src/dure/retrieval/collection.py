@@ -83,7 +83,6 @@ class Collection:
         settings: Settings,
         store: Store,
         embedder: Embedder | Callable[[], Embedder] | None = None,
-        progress: Progress | None = None,
     ) -> None:
         self.name = check_name(name)
         self.settings = settings
@@ -91,7 +90,7 @@ class Collection:
         self._embedder = embedder
         self._contracts: dict[str, Contract] = {}
         #: Called while passages are embedded (the CLI shows a progress bar).
-        self.progress = progress
+        self.progress: Progress | None = None
         self._embedder_checked = False
 
     # ------------------------------------------------------------ properties

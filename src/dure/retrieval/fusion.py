@@ -18,9 +18,7 @@ import numpy as np
 
 from dure.settings import SearchSettings
 
-__all__ = ["FUSIONS", "fuse", "score_fusion", "weighted_rrf"]
-
-FUSIONS = ("rrf", "minmax", "zscore")
+__all__ = ["fuse", "score_fusion", "weighted_rrf"]
 
 Scored = Sequence[tuple[str, float]]
 
