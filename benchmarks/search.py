@@ -22,6 +22,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,58 +44,54 @@ def _files(folder: Path, kind: Kind) -> dict[str, tuple[Path, Kind]]:
     return {p.stem: (p, kind) for p in sorted(folder.glob("*.md"))}
 
 
-#: name → (questions, split or None, documents by stem, search within the question's document)
-SETS: dict[str, tuple[Path, str | None, dict[str, tuple[Path, Kind]], bool]] = {
-    "dev": (
-        DEV,
-        "dev",
-        {**_files(EXAMPLES / "contracts", "contract"), **_files(EXAMPLES / "standard", "standard")},
-        True,
-    ),
-    "dev_holdout": (
-        DEV,
-        "holdout",
-        {**_files(EXAMPLES / "contracts", "contract"), **_files(EXAMPLES / "standard", "standard")},
-        True,
-    ),
-    "blind_contracts": (
-        BLIND / "contract_questions.jsonl",
-        None,
-        _files(BLIND / "contracts", "contract"),
-        True,
-    ),
-    "blind_documents": (
-        BLIND / "document_questions.jsonl",
-        None,
-        _files(BLIND / "documents", "document"),
-        True,
-    ),
-    "blind2_contracts": (
-        BLIND2 / "contract_questions.jsonl",
-        None,
-        _files(BLIND2 / "contracts", "contract"),
-        True,
-    ),
-    "blind_statutes": (
-        BLIND / "statute_questions.jsonl",
-        None,
-        _files(BLIND / "statutes", "contract"),
-        False,
-    ),
+@dataclass(frozen=True)
+class QuestionSet:
+    """Questions, the documents they are about (by file stem), and how they are searched."""
+
+    questions: Path
+    documents: dict[str, tuple[Path, Kind]]
+    split: str | None = None
+    #: Search within the question's document (contracts, documents) or across all (statutes).
+    within_document: bool = True
+
+
+def _blind(root: Path, what: str, kind: Kind, within_document: bool = True) -> QuestionSet:
+    """A blind set laid out as `<root>/<what>s/*.md` and `<root>/<what>_questions.jsonl`."""
+    return QuestionSet(
+        root / f"{what}_questions.jsonl", _files(root / f"{what}s", kind), None, within_document
+    )
+
+
+_SAMPLES = {
+    **_files(EXAMPLES / "contracts", "contract"),
+    **_files(EXAMPLES / "standard", "standard"),
+}
+SETS: dict[str, QuestionSet] = {
+    "dev": QuestionSet(DEV, _SAMPLES, "dev"),
+    "dev_holdout": QuestionSet(DEV, _SAMPLES, "holdout"),
+    "blind_contracts": _blind(BLIND, "contract", "contract"),
+    "blind_documents": _blind(BLIND, "document", "document"),
+    "blind2_contracts": _blind(BLIND2, "contract", "contract"),
+    "blind_statutes": _blind(BLIND, "statute", "contract", within_document=False),
 }
 BLIND_SETS = [name for name in SETS if name.startswith("blind")]
 
 
 def _questions(name: str) -> list[dict[str, Any]]:
-    path, split, _, _ = SETS[name]
-    return [q for q in load_questions(path) if split is None or q.get("split") == split]
+    qs = SETS[name]
+    return [
+        q for q in load_questions(qs.questions) if qs.split is None or q.get("split") == qs.split
+    ]
 
 
 def _collection(name: str, tmp: Path, emb: Embedder) -> tuple[Collection, dict[str, str]]:
     col = open_collection(
         f"q-{name}", Settings(data_dir=tmp), store="memory", dense=True, embedder=emb
     )
-    ids = {stem: col.add_document(path, kind=kind) for stem, (path, kind) in SETS[name][2].items()}
+    ids = {
+        stem: col.add_document(path, kind=kind)
+        for stem, (path, kind) in SETS[name].documents.items()
+    }
     return col, ids
 
 
@@ -104,7 +101,7 @@ def _evaluate_set(
     """Every method's `evaluate` result on one set."""
     questions = _questions(name)
     col, ids = _collection(name, tmp, emb)
-    within = SETS[name][3]
+    within = SETS[name].within_document
     cached: dict[tuple[str, bool], Lists] = {}
 
     def scope(q: dict[str, Any]) -> str | None:
@@ -160,14 +157,14 @@ def quality(tmp: Path, emb: Embedder) -> dict[str, Any]:
 
 
 def _all_documents() -> list[tuple[Path, Kind]]:
-    return [doc for _, _, docs, _ in SETS.values() for doc in docs.values()]
+    return [doc for qs in SETS.values() for doc in qs.documents.values()]
 
 
 def _filler(n: int) -> list[str]:
     """n chunk-sized texts recombined from the statutes' real sentences (no new vocabulary)."""
     sentences = [
         s.strip()
-        for path, _ in SETS["blind_statutes"][2].values()
+        for path, _ in SETS["blind_statutes"].documents.values()
         for s in path.read_text(encoding="utf-8").replace("\n", " ").split("다. ")
         if len(s.strip()) > 20
     ]
@@ -212,7 +209,7 @@ def latency(tmp: Path, emb: Embedder, minimum: int = 2000) -> dict[str, Any]:
 def indexing(tmp: Path, emb: Embedder) -> dict[str, Any]:
     """Passages/s indexing the blind statutes: embedding every passage, then from the cache."""
     inner = emb.inner if isinstance(emb, CachedEmbedder) else emb
-    statutes = [path for path, _ in SETS["blind_statutes"][2].values()]
+    statutes = [path for path, _ in SETS["blind_statutes"].documents.values()]
     out: dict[str, Any] = {}
     for label, embedder in (
         ("cold", CachedEmbedder(inner, tmp / "cold.sqlite")),
