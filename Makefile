@@ -29,7 +29,7 @@ run: model
 	@$(DURE) documents add examples/standard/*.md --kind standard
 	DURE_SERVER__AUTH=false $(DURE) serve --host 127.0.0.1 --port 8000
 
-test: model
+test: lint model
 	@bash scripts/test-deps.sh
 	@DURE_LOCAL__PATH=$$($(DURE) models path) $(TEST_ENV) $(PY) -m pytest -q tests
 
@@ -39,6 +39,7 @@ bench: model
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) .dure-test .pytest_cache
