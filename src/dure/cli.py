@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from dure.agents import agent_names, get_agent
-from dure.errors import DureError
+from dure.errors import DureError, ErrorCode
 from dure.events import Done, ErrorEvent, Event, Question, SourcesEvent, Token, stream_turn
 from dure.settings import Settings, get_settings
 
@@ -133,7 +133,7 @@ def ask(
     events = asyncio.run(_turn(agent, options, thread_id, message, as_json))
     if not as_json:
         out.print(f"[dim]스레드: {thread_id}[/]")
-    if any(isinstance(e, ErrorEvent) and e.code == "bad_message" for e in events):
+    if any(isinstance(e, ErrorEvent) and e.code is ErrorCode.BAD_MESSAGE for e in events):
         raise typer.Exit(1)
 
 

@@ -17,7 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from dure.agent import AgentContext, AgentSpec
-from dure.errors import DureError
+from dure.errors import DureError, ErrorCode
 from dure.events.types import Done, ErrorEvent, Event, Question, Token, parse_event
 from dure.sources import Source
 from dure.tags import ANSWER_TAG
@@ -82,16 +82,16 @@ async def stream_events(
                     for intr in chunk["__interrupt__"]:
                         yield Question(content=_interrupt_text(intr.value))
         except BudgetExceeded as e:
-            yield ErrorEvent(code="budget", content=f"처리 한도 초과: {e}")
+            yield ErrorEvent(code=ErrorCode.BUDGET, content=f"처리 한도 초과: {e}")
             yield Done(content=BUDGET_MESSAGE, usage=tracker.usage)
             return
         except DureError as e:  # user-fixable (a missing model file, bad input): say what it is
-            yield ErrorEvent(code=type(e).__name__, content=str(e))
+            yield ErrorEvent(code=e.code, content=str(e))
             yield Done(content=str(e), usage=tracker.usage)
             return
-        except Exception as e:  # the turn ends with a message, never a traceback to the user
+        except Exception:  # the turn ends with a message, never a traceback to the user
             log.exception("turn failed on thread %s", thread_id)
-            yield ErrorEvent(code=type(e).__name__, content=FAILURE_MESSAGE)
+            yield ErrorEvent(code=ErrorCode.INTERNAL, content=FAILURE_MESSAGE)
             yield Done(content=FAILURE_MESSAGE, usage=tracker.usage)
             return
         # The run's own result is the thread's latest checkpoint, whatever it started from.
@@ -125,7 +125,7 @@ async def stream_turn(
             if not message.strip()
             else f"메시지가 너무 깁니다 (최대 {limit:,}자)."
         )
-        yield ErrorEvent(code="bad_message", content=reason)
+        yield ErrorEvent(code=ErrorCode.BAD_MESSAGE, content=reason)
         yield Done(content=reason)
         return
     graph = agent.build(ctx)

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from dure.errors import ErrorCode
 from dure.sources import Source
 from dure.usage import Usage
 
@@ -94,7 +95,7 @@ class ErrorEvent(_Event):
     """Something went wrong; `code` is machine-readable, `content` Korean."""
 
     type: Literal["error"] = "error"
-    code: str = "error"
+    code: ErrorCode = ErrorCode.INTERNAL
 
 
 class Done(_Event):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from dure.agent import AgentContext, AgentSpec
 from dure.agents import get_agent
-from dure.errors import DureError
+from dure.errors import DureError, ErrorCode
 from dure.events import Done, ErrorEvent, Event, Token, stream_turn
 from dure.llm import ModelSet
 from dure.server import checkpoints
@@ -70,7 +70,7 @@ class RunningTurn:
             done = done or isinstance(event, Done)
             yield event
         if not done:  # the server is shutting down under this turn
-            yield ErrorEvent(code="interrupted", content=CUT_OFF)
+            yield ErrorEvent(code=ErrorCode.INTERRUPTED, content=CUT_OFF)
             yield Done(content=CUT_OFF)
 
 
@@ -246,6 +246,7 @@ class Turns:
                 await asyncio.shield(self._interrupt(turn))
             raise
         except Exception as e:  # the client still gets an ending, and the thread is kept as was
+            code = e.code if isinstance(e, DureError) else ErrorCode.INTERNAL
             if isinstance(e, DureError):  # e.g. the agent cannot read its contract file
                 message = str(e)
             else:
@@ -255,7 +256,7 @@ class Turns:
             turn.answer = turn.answer or message
             with contextlib.suppress(Exception):
                 await self._finish(turn)
-            running.queue.put_nowait(ErrorEvent(code=type(e).__name__, content=message))
+            running.queue.put_nowait(ErrorEvent(code=code, content=message))
             running.queue.put_nowait(Done(content=message))
         finally:
             self._running.pop(turn.id, None)

@@ -137,7 +137,7 @@ async def test_a_failing_node_ends_the_turn_with_an_error_and_an_answer() -> Non
         raise KeyError("없는 키")
 
     *_, error, done = await run_turn(line_graph(("broken", broken)))
-    assert isinstance(error, ErrorEvent) and error.code == "KeyError"
+    assert isinstance(error, ErrorEvent) and error.code == "internal"
     assert "없는 키" not in error.content  # internals stay in the log, the user gets Korean
     assert isinstance(done, Done) and done.content == FAILURE_MESSAGE
 

@@ -37,12 +37,12 @@ async def test_a_dure_error_reaches_the_user_with_its_own_message() -> None:
         DureError("로컬 모델 파일이 없습니다 — `dure models pull`로 준비하세요.")
     )
     error, done = events[-2:]
-    assert isinstance(error, ErrorEvent) and error.code == "DureError"
+    assert isinstance(error, ErrorEvent) and error.code == "user_error"
     assert isinstance(done, Done) and "dure models pull" in done.content
 
 
 async def test_an_unexpected_error_becomes_the_generic_korean_message() -> None:
     events = await _events(ZeroDivisionError("secret internals"))
     error, done = events[-2:]
-    assert isinstance(error, ErrorEvent) and error.code == "ZeroDivisionError"
+    assert isinstance(error, ErrorEvent) and error.code == "internal"
     assert done.content == FAILURE_MESSAGE and "secret" not in done.content

@@ -31,6 +31,7 @@ from dure.agents.assistant.prompts import (
 )
 from dure.agents.assistant.routing import RouteDecision, rule_route, tool_hint
 from dure.agents.assistant.state import AgentState
+from dure.errors import ErrorCode
 from dure.events import (
     ErrorEvent,
     SourcesEvent,
@@ -155,7 +156,7 @@ class Nodes:
         except Exception as e:  # a broken collection must not end the turn
             log.warning("retrieval failed: %s", e)
             message = f"문서 검색에 실패했습니다: {e}"
-            emit(ErrorEvent(code="retrieval", content=message))
+            emit(ErrorEvent(code=ErrorCode.RETRIEVAL, content=message))
             return {"context": f"({message})", "sources": []}
         emit(Thinking(step="rag", content=f"관련 문서 {len(sources)}건을 찾았습니다"))
         context = format_context(sources) if sources else NO_DOCUMENTS

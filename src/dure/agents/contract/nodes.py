@@ -26,6 +26,7 @@ from dure.agents.contract.context import (
 )
 from dure.agents.contract.deps import Deps
 from dure.agents.contract.state import ContractState, ToolCall
+from dure.errors import ErrorCode
 from dure.events import (
     ErrorEvent,
     EvaluationResult,
@@ -78,7 +79,7 @@ class Judgement(BaseModel):
     missing_info: str | None = None
 
 
-def _finish(text: str, error_code: str | None = None) -> Update:
+def _finish(text: str, error_code: ErrorCode | None = None) -> Update:
     """End the turn with a fixed Korean message (refusal or fail-closed stop), no model call."""
     if error_code:
         emit(ErrorEvent(code=error_code, content=text))
@@ -94,7 +95,7 @@ async def scope_validator(state: ContractState, deps: Deps) -> Update:
     emit(Thinking(step="scope_validator", content="질문이 계약서에 관한 것인지 확인하고 있습니다."))
     previous = previous_turn_from(state.get("messages", []))
     if not state.get("contract_id"):
-        return {"previous_turn": previous, **_finish(prompts.NO_CONTRACT, "no_contract")}
+        return {"previous_turn": previous, **_finish(prompts.NO_CONTRACT, ErrorCode.NO_CONTRACT)}
     for bound_key, requested_key in (
         ("contract_id", "requested_contract_id"),
         ("standard_contract_id", "requested_standard_id"),
@@ -104,14 +105,14 @@ async def scope_validator(state: ContractState, deps: Deps) -> Update:
             contract = deps.contract(bound)
             name = (contract.title if contract else None) or bound
             text = prompts.CONTRACT_CONFLICT.format(bound=name)
-            return {"previous_turn": previous, **_finish(text, "contract_conflict")}
+            return {"previous_turn": previous, **_finish(text, ErrorCode.CONTRACT_CONFLICT)}
     try:
         result = await deps.scope.validate(state["user_message"], has_history=bool(previous))
     except StructuredOutputError:
         return {
             "previous_turn": previous,
-            "error": "structured_output",
-            **_finish(prompts.STRUCTURED_ERROR, "structured_output"),
+            "error": ErrorCode.STRUCTURED_OUTPUT,
+            **_finish(prompts.STRUCTURED_ERROR, ErrorCode.STRUCTURED_OUTPUT),
         }
     decision = {
         "node": "scope_validator",
@@ -171,7 +172,7 @@ async def check_previous_context(state: ContractState, deps: Deps) -> Update:
             deps.models("fast"), messages, PreviousContextDecision
         )
     except StructuredOutputError:
-        return {"need_previous_context": False, "error": "structured_output"}
+        return {"need_previous_context": False, "error": ErrorCode.STRUCTURED_OUTPUT}
     entry = {"node": "check_previous_context", **decision.model_dump()}
     return {
         "need_previous_context": decision.need_previous_context,
@@ -342,7 +343,7 @@ async def evaluator(state: ContractState, deps: Deps) -> Update:
         entry = {**base, "action": "finish", "by": "error", "is_sufficient": False}
         return {
             "iteration_count": count,
-            "error": "structured_output",
+            "error": ErrorCode.STRUCTURED_OUTPUT,
             "decision_log": [*log, entry],
         }
     missing = None if verdict.is_sufficient else (verdict.missing_info or None)
@@ -378,7 +379,7 @@ def should_continue(state: ContractState) -> str:
 async def respond(state: ContractState, deps: Deps) -> Update:
     """Write the answer from the collected information (streamed), then list its sources."""
     if state.get("error"):
-        return _finish(prompts.STRUCTURED_ERROR, state["error"] or "error")
+        return _finish(prompts.STRUCTURED_ERROR, state["error"])
     emit(Generating(content="답변을 작성하고 있습니다."))
     question = state["user_message"]
     if state.get("question_kind") == "smalltalk" and not state.get("collected_info"):

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
+from dure.errors import ErrorCode
+
 #: How many messages a thread keeps (only the previous turn is ever read; the rest is history).
 MAX_THREAD_MESSAGES = 20
 
@@ -69,7 +71,7 @@ class ContractState(TypedDict, total=False):
     sources: list[dict[str, Any]]
     #: A fail-closed stop (e.g. a model reply that was not the JSON asked for): respond
     #: turns it into a polite Korean message instead of an answer.
-    error: str | None
+    error: ErrorCode | None
 
 
 def initial_state(

@@ -28,6 +28,7 @@ from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.slots.when import SEOUL, as_seoul
 from dure.agents.tasks.state import AgentStep, ConversationState, TaskState, new_step
 from dure.agents.tasks.workers import WorkerInput, WorkerResult, get_worker, worker_description
+from dure.errors import ErrorCode
 from dure.events import ErrorEvent, Generating, Planning, Slots, Thinking, emit
 from dure.tags import ANSWER_TAG
 from dure.usage import BudgetExceeded
@@ -334,7 +335,7 @@ async def final_answer(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]
         raise
     except Exception as e:  # the results are already known: say them plainly rather than fail
         log.warning("final answer model failed (%s); answering with the workers' summary", e)
-        emit(ErrorEvent(code="llm_unavailable", content=prompts.MODEL_UNAVAILABLE))
+        emit(ErrorEvent(code=ErrorCode.LLM_UNAVAILABLE, content=prompts.MODEL_UNAVAILABLE))
         answer = summary
     sources = [s.model_dump(mode="json") for r in results for s in r.sources]
     return {"answer": answer, "sources": sources}

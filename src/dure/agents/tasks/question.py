@@ -21,6 +21,7 @@ from dure.agents.tasks import prompts
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, display_date
 from dure.agents.tasks.slots.parser import PARTIAL_DATE
 from dure.agents.tasks.state import ConversationState, is_filled
+from dure.errors import ErrorCode
 from dure.events import ErrorEvent, emit
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.usage import BudgetExceeded
@@ -179,7 +180,7 @@ async def phrase_question(
         raise
     except Exception as e:  # the model is down: the template still asks the right thing
         log.warning("question model failed (%s); using the template", e)
-        emit(ErrorEvent(code="llm_unavailable", content=prompts.MODEL_UNAVAILABLE))
+        emit(ErrorEvent(code=ErrorCode.LLM_UNAVAILABLE, content=prompts.MODEL_UNAVAILABLE))
         draft, problem = None, f"모델 오류: {type(e).__name__}"
     template_ack, template = template_question(conv, schema, missing, now)
     if draft is not None and problem is None:
