@@ -75,9 +75,9 @@ class SearchSettings(BaseModel):
 
 
 class ContractSettings(BaseModel):
-    """Seed 001's settings for the contract agent.
+    """The contract agent's settings (docs/agents/contract.md).
 
-    Seed 001's `enable_cache` is the top-level `enable_cache`. Its `persistence_mode`
+    The cache switch is the top-level `enable_cache`. Its `persistence_mode`
     (memory | sqlite | postgres) and `checkpoint_db_path` (a file for sqlite, a
     `postgresql://` URL for postgres) choose the checkpointer when `database_url` is not set;
     there is one checkpointer per process, so they apply to every agent.
@@ -98,7 +98,7 @@ class ContractSettings(BaseModel):
         return self
 
     def checkpoint_url(self, data_dir: Path) -> str | None:
-        """The checkpointer URL seed 001's two settings describe, or None when unset."""
+        """The checkpointer URL these two settings describe, or None when unset."""
         if self.persistence_mode == "memory":
             return "memory"
         if self.persistence_mode == "sqlite":
@@ -120,7 +120,7 @@ class PythonSandboxSettings(BaseModel):
 
 
 class AssistantSettings(BaseModel):
-    """Seed 002's assistant: memory window and tool confinement."""
+    """The assistant (docs/agents/assistant.md): memory window and tool confinement."""
 
     collection: str | None = None
     max_messages: int = 10
@@ -142,14 +142,14 @@ class AssistantSettings(BaseModel):
 
 
 class PteSettings(BaseModel):
-    """Seed 004's plan-then-execute agent."""
+    """The plan-then-execute agent (docs/agents/pte.md)."""
 
     max_replans: int = 2
     max_parallel_steps: int = 4
 
 
 class TasksSettings(BaseModel):
-    """Seed 003's task agent."""
+    """The task agent (docs/agents/tasks.md)."""
 
     llm_extraction: bool = Field(
         False, description="let the fast model fill slots the rule parser left empty"
@@ -221,7 +221,7 @@ class Settings(BaseSettings):
 
     @property
     def effective_database_url(self) -> str:
-        """The checkpointer URL: explicit, seed 001's contract settings, or SQLite in data_dir."""
+        """The checkpointer URL: explicit, from the contract settings, or SQLite in data_dir."""
         return (
             self.database_url
             or self.contract.checkpoint_url(self.data_dir)

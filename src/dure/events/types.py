@@ -1,4 +1,4 @@
-"""The typed events every agent streams (names as seed 001 names them).
+"""The typed events every agent streams (docs/agents/README.md lists them).
 
 As JSON an event is one object: `type`, `content`, and its own fields.
 """

@@ -1,4 +1,4 @@
-"""A persistent LLM cache (seed 001's `enable_cache`), keyed on model + messages + parameters.
+"""A persistent LLM cache (`enable_cache`), keyed on model + messages + parameters.
 
 LangChain builds the key (`llm_string` holds the model and every request parameter, bound
 tools and response format included). Hits and misses are counted in the turn's usage.

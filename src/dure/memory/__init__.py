@@ -1,4 +1,4 @@
-"""Conversation memory (seed 002): a window of recent messages plus sliding summaries.
+"""Conversation memory (docs/agents/assistant.md): recent messages plus sliding summaries.
 
 Reusable by any agent whose state has `messages` and `summary`: see `compact` for the whole
 step (decide, summarise the old part, remove it with `RemoveMessage`).

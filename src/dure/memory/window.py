@@ -1,4 +1,4 @@
-"""Seed 002's hybrid memory arithmetic: the message window and the sliding summary window.
+"""Hybrid memory arithmetic: the message window and the sliding summary window.
 
 `messages` keeps at most `MAX_MESSAGES`; reaching it, all but the `KEEP_RECENT` most recent
 are summarised. Summaries are kept as one string, the last `MAX_SUMMARIES` of them joined by
@@ -40,7 +40,7 @@ def format_summary_for_prompt(summary: str | None) -> str:
 
 
 def needs_summary(messages: Sequence[BaseMessage], max_messages: int = MAX_MESSAGES) -> bool:
-    """Whether the window is full (the seed's state diagram: 10 messages trigger it)."""
+    """Whether the window is full (`max_messages` messages trigger it)."""
     return len(messages) >= max_messages
 
 

@@ -9,7 +9,7 @@ hits = col.search("하청 줘도 돼?", top_k=3, doc_id=doc_id)  # list[Hit]; hi
 contract = col.get_contract(doc_id)                     # dure.documents.Contract
 ```
 
-Stores: `memory` (keyword only unless `dense=True`; not persisted — seed 002's default),
+Stores: `memory` (keyword only unless `dense=True`; not persisted),
 `faiss` (persisted under `data_dir/collections/`), `pgvector` (Postgres; DSN from
 `search.database_url`, else `database_url` when it is Postgres, or given). OpenSearch fits the
 same `Store` interface but cannot be installed here, so it is not shipped.

@@ -1,4 +1,4 @@
-"""The shared registry: the seven tools of seed 002, configured from the settings."""
+"""The shared registry: the assistant's seven tools, configured from the settings."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dure.tools.weather import weather_tool
 from dure.tools.web import web_search_tool
 from dure.tools.wikipedia import wikipedia_tool
 
-#: The seed's tool table, in its order.
+#: The tools in the order docs/agents/assistant.md lists them.
 ASSISTANT_TOOLS = (
     "calculator",
     "get_current_datetime",

@@ -1,7 +1,7 @@
 """The `summarize` tool: condenses a text with one LLM call.
 
-The call is tagged `TOOL_LLM_TAG`, so usage counts it apart from the agent's own calls (seed
-004's LLM-call table counts the planner and the answer, not what a tool does inside).
+The call is tagged `TOOL_LLM_TAG`, so usage counts it apart from the agent's own calls (the
+LLM-call table of docs/agents/pte.md counts the planner and the answer, not a tool's insides).
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ ROUTER_HISTORY = 4
 
 
 def build_system_prompt(summary: str | None, context: str | None) -> str:
-    """The seed's system message: base prompt, then [이전 대화 요약], then [참고 문서]."""
+    """The system message: base prompt, then [이전 대화 요약], then [참고 문서]."""
     parts = [SYSTEM_PROMPT]
     formatted = format_summary_for_prompt(summary)
     if formatted:
@@ -183,7 +183,7 @@ class Nodes:
 
     # ------------------------------------------------------------------ memory
     async def memory(self, state: AgentState) -> dict[str, Any]:
-        """Summarise the older messages when the window is full (seed's numbers)."""
+        """Summarise the older messages when the window is full (docs/agents/assistant.md)."""
         messages = state.get("messages", [])
         try:
             result = await compact(

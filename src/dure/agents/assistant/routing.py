@@ -1,4 +1,4 @@
-"""Routing: the seed's `RouteDecision`, and the rules that decide the obvious cases without an LLM.
+"""Routing: `RouteDecision`, and the rules that decide the obvious cases without an LLM.
 
 The rules only answer when the answer cannot be wrong in practice: no collection to search
 (nothing for `rag` to find), a greeting, or a question that names a tool's job (arithmetic,
@@ -17,7 +17,7 @@ Route = Literal["rag", "agent"]
 
 
 class RouteDecision(BaseModel):
-    """The router's decision (seed 002)."""
+    """The router's decision."""
 
     route: Route
     reason: str = Field(description="짧은 이유")

@@ -24,7 +24,7 @@ PREVIOUS_TURN_CHARS = 1500
 
 
 def previous_turn_from(messages: list[AnyMessage]) -> list[dict[str, Any]]:
-    """The last complete user/assistant exchange before the current message (seed: 직전 1턴)."""
+    """The last complete user/assistant exchange before the current message (직전 1턴)."""
     history = messages[:-1] if messages and isinstance(messages[-1], HumanMessage) else messages
     for i in range(len(history) - 1, 0, -1):
         ai, human = history[i], history[i - 1]

@@ -1,4 +1,4 @@
-"""The contract agent's nodes, one function each, named as seeds 000 and 001 name them.
+"""The contract agent's nodes, one function each, named as docs/agents/contract.md names them.
 
 scope_validator → check_previous_context → planner → (executor | parallel_executor) →
 evaluator → … → respond. Every node reads the state, emits its events and returns only the
@@ -65,14 +65,14 @@ PLANNER_MAX_TOKENS = 256
 
 
 class PreviousContextDecision(BaseModel):
-    """check_previous_context's JSON (seed 000)."""
+    """check_previous_context's JSON."""
 
     need_previous_context: bool
     reasoning: str = ""
 
 
 class Judgement(BaseModel):
-    """The evaluator's JSON (seed 000)."""
+    """The evaluator's JSON."""
 
     is_sufficient: bool
     reasoning: str = ""
@@ -198,7 +198,7 @@ async def planner(state: ContractState, deps: Deps) -> Update:
     if first and state.get("question_kind") == "smalltalk":
         ask_model = False
     elif first:
-        # A follow-up on the previous answer may need no lookup at all (seed 000's example).
+        # A follow-up on the previous answer may need no lookup at all.
         fallback = not state.get("need_previous_context")
         candidates = rules.suggest_tools(question, contract, search_fallback=fallback)
         ask_model = not rules.is_pure_lookup(question, contract, candidates)

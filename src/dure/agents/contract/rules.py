@@ -1,9 +1,9 @@
 """The contract agent's rule-based decisions (no LLM): tool suggestions, sufficiency, citations.
 
-- `suggest_tools`: seed 000's first-iteration suggestion (LightweightClassifier): an article
+- `suggest_tools`: the first-iteration suggestion (docs/agents/contract.md): an article
   number → `get_article_by_index`, an article title in the question → `get_article_by_title`,
-  "표준"/"표준계약서" → `lookup_standard_contract`; beyond the seed, a question naming none of
-  these (and not leaning on the previous turn) → `hybrid_search` of the question as asked.
+  "표준"/"표준계약서" → `lookup_standard_contract`; a question naming none of these (and not
+  leaning on the previous turn) → `hybrid_search` of the question as asked.
 - `is_pure_lookup`: the question asks for nothing beyond what the suggestions fetch ("제5조
   내용이 뭐야?"), so the planner needs no model call.
 - `rule_sufficiency`: the question named specific articles (by number or title) and exactly
@@ -80,7 +80,7 @@ def title_matches(question: str, contract: Contract) -> list[str]:
 def suggest_tools(
     question: str, contract: Contract | None, search_fallback: bool = False
 ) -> list[ToolCall]:
-    """Seed 000's rule-based suggestion for the first iteration (may be empty).
+    """The rule-based suggestion for the first iteration (may be empty).
 
     With `search_fallback`, a question that names no article, title or standard contract is
     searched as asked (`hybrid_search`); the planner's model may add rewritten queries.

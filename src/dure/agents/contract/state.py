@@ -41,7 +41,7 @@ class ToolCall(TypedDict):
 
 
 class ContractState(TypedDict, total=False):
-    """Seed 001's `AgentState` for the contract Q&A agent."""
+    """The contract Q&A agent's state (fields as docs/agents/contract.md lists them)."""
 
     # -- input and conversation
     user_message: str

@@ -1,4 +1,4 @@
-"""Seed 001's four tools over a contract library, bound to one thread's documents.
+"""The contract agent's four tools over a contract library, bound to one thread's documents.
 
 `ContractLibrary` is the little the tools need from the search layer (a
 `dure.retrieval` collection satisfies it; tests pass an in-memory one). `build_registry`

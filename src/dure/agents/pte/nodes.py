@@ -1,6 +1,6 @@
-"""The graph's nodes, one function per node of seed 004, named as the seed names them.
+"""The graph's nodes, one function per node, named as docs/agents/pte.md names them.
 
-LLM calls per node follow the seed's table: intent_classifier 1 (0 for obvious chitchat),
+LLM calls per node follow its table: intent_classifier 1 (0 for obvious chitchat),
 planner 1, executor 0, replanner 1 per failure, final_answer 1, error_handler 0.
 """
 

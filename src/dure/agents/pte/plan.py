@@ -1,6 +1,6 @@
 """The plan the planner compiles: its JSON schema and the checks that make it fail closed.
 
-A plan is `{"plan": [{"step_id", "tool", "input" | "input_from"}, ...]}`. The seed's fail-closed
+A plan is `{"plan": [{"step_id", "tool", "input" | "input_from"}, ...]}`. The fail-closed
 table maps one-to-one onto `FailClosed` codes: invalid JSON, schema validation (including
 references to steps that do not come earlier), and a tool not on the allow-list. The JSON
 schema sent to the model lists the allowed tools as an enum so constrained decoding cannot

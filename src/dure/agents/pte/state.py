@@ -14,7 +14,7 @@ _WEEKDAYS = "월화수목금토일"
 
 
 class PTEState(TypedDict, total=False):
-    """The plan-then-execute graph's state, field for field as the seed defines it."""
+    """The plan-then-execute graph's state, field for field as docs/agents/pte.md lists it."""
 
     # 입력
     input: str  # 사용자 요청 원문

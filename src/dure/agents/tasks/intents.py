@@ -1,5 +1,5 @@
-"""The built-in intents, as data: lunch recommendation (the seed's), meeting-room booking,
-and `general` (no slots: the gate passes at once, as in the seed's third scenario).
+"""The built-in intents, as data (docs/agents/tasks.md): lunch recommendation, meeting-room
+booking, and `general` (no slots: the gate passes at once).
 """
 
 from __future__ import annotations

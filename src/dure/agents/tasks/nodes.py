@@ -1,4 +1,4 @@
-"""The orchestrator's nodes, one function per node (seed 003).
+"""The orchestrator's nodes, one function per node, as docs/agents/tasks.md names them.
 
 planner → orchestrator → qa_agent (the gate) / wait_user / confirm / worker → … → final_answer.
 Waiting for the user is an `interrupt()` in `wait_user` or `confirm` (one per node, and the
@@ -89,7 +89,7 @@ async def _fill(
 
 
 def plan_steps(schema: IntentSchema) -> list[AgentStep]:
-    """qa (the gate) → [confirm] → worker(s) → qa again before the answer (the seed's stage 4)."""
+    """qa (the gate) → [confirm] → worker(s) → qa again before the answer (docs/agents/tasks.md)."""
     steps = [new_step("qa_agent", "qa", "필수 정보 확인")]
     if schema.approval:
         steps.append(new_step("confirm", "confirm", "실행 전 확인"))

@@ -1,6 +1,6 @@
 """Every Korean prompt and fixed message of the task agent, in one place."""
 
-#: The seed's message when the gate finds every required slot filled (no LLM call).
+#: The gate's message when it finds every required slot filled (no LLM call).
 GATE_MESSAGE = "필요한 정보를 모두 확인했습니다."
 CANCELLED = "알겠습니다. 요청을 취소했어요. 다른 도움이 필요하면 말씀해 주세요."
 CONFIRM_QUESTION = "{summary} 이대로 예약할까요? (네/아니요)"

@@ -1,10 +1,10 @@
 """State of the task agent: the seed's `ConversationState`, its workflow steps, the graph state.
 
-`ConversationState` is the seed's dataclass (`intent`, `slots`, `required_slots`,
-`pending_slots`, `defaults`, `approvals`, `get_missing_required_slots()`,
-`is_required_slots_filled()`), with the seed's three "future" items: `optional_slots`, required
-slots a request may add (see `IntentSchema.required_for`), and slot validation — a required slot
-whose value its validator rejects counts as missing, so the gate never passes on a bad value.
+`ConversationState` (`intent`, `slots`, `required_slots`, `pending_slots`, `defaults`,
+`approvals`, `get_missing_required_slots()`, `is_required_slots_filled()`) also has
+`optional_slots`, required slots a request may add (see `IntentSchema.required_for`), and slot
+validation — a required slot whose value its validator rejects counts as missing, so the gate
+never passes on a bad value.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def is_filled(value: Any) -> bool:
 
 @dataclass
 class ConversationState:
-    """What the conversation has established for one task (seed 003)."""
+    """What the conversation has established for one task."""
 
     intent: str = ""
     slots: dict[str, Any] = field(default_factory=dict)
@@ -105,7 +105,7 @@ StepKind = Literal["qa", "confirm", "worker"]
 
 
 class AgentStep(TypedDict):
-    """One step of the orchestrator's workflow (the seed's `AgentStep`)."""
+    """One step of the orchestrator's workflow."""
 
     agent_name: str
     kind: StepKind

@@ -1,7 +1,7 @@
-"""The in-memory store (seed 002's default): keyword search, nothing written to disk.
+"""The in-memory store: keyword search, nothing written to disk.
 
 Collections live for the life of the process and are shared by name inside it. By default the
-store is keyword-only like seed 002's; given `dense=True` it also keeps vectors in a numpy
+store is keyword-only; given `dense=True` it also keeps vectors in a numpy
 matrix (brute-force cosine), which suits one contract opened for one chat.
 """
 

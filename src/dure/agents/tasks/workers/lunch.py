@@ -1,4 +1,4 @@
-"""The seed's lunch workers over the fictional catalogue: what to eat, then where.
+"""The lunch workers over the fictional catalogue: what to eat, then where.
 
 `menu_recommendation_agent` picks up to three kinds of food that fit (the one asked for, or
 those whose best fitting place in the area scores highest, with a bonus for quick places when
