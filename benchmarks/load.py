@@ -34,12 +34,11 @@ from typing import Annotated, Any, TypedDict
 
 import httpx
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.message import add_messages
-from langgraph.graph.state import CompiledStateGraph
 
-from dure.agent import AgentContext, AgentSpec
-from dure.sources import Source
+from dure.agent import AgentSpec, Answer, Edge
+from dure.llm import ModelSet
 from dure.tags import ANSWER_TAG
 
 CONVERSATIONS = 50
@@ -59,29 +58,23 @@ class ChatState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
 
 
-def _build(ctx: AgentContext) -> CompiledStateGraph:
-    model = ctx.models("smart")
-
-    async def answer(state: ChatState) -> dict[str, Any]:
-        reply = await model.ainvoke(state["messages"][-1:], config={"tags": [ANSWER_TAG]})
-        return {"messages": [AIMessage(reply.text)]}
-
-    graph = StateGraph(ChatState)
-    graph.add_node("answer", answer)
-    graph.add_edge(START, "answer")
-    graph.add_edge("answer", END)
-    return graph.compile(checkpointer=ctx.checkpointer)
+async def answer(state: ChatState, *, deps: ModelSet) -> ChatState:
+    reply = await deps("smart").ainvoke(state["messages"][-1:], config={"tags": [ANSWER_TAG]})
+    return {"messages": [AIMessage(reply.text)]}
 
 
-def _output(values: dict[str, Any]) -> tuple[str, list[Source]]:
-    return str(values["messages"][-1].content), []
+def _output(values: ChatState) -> Answer:
+    return Answer(str(values["messages"][-1].content), [])
 
 
 CHAT = AgentSpec(
     name="loadchat",
     title="부하 시험용 대화",
-    build=_build,
-    make_input=lambda message, ctx: {"messages": [HumanMessage(message)]},
+    state=ChatState,
+    deps=lambda ctx: ctx.models,
+    nodes={"answer": answer},
+    edges=[Edge(START, "answer"), Edge("answer", END)],
+    make_input=lambda turn, deps: {"messages": [HumanMessage(turn.message)]},
     output=_output,
 )
 

@@ -1,4 +1,6 @@
-"""A tiny agent used only by tests: it remembers the user's name across turns.
+"""A tiny agent in one module, built with the agent kit: it remembers the user's name.
+
+It is the README's example of adding an agent: a state, `Deps`, node functions, `AGENT`.
 
 Not registered in the package: tests plug it in with `DURE_EXTRA_AGENTS="demo=demo_agent:AGENT"`
 (and `tests/` on `PYTHONPATH` for a `dure` subprocess). Its chat model is always a
@@ -14,18 +16,18 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.message import add_messages
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import interrupt
 
-from dure.agent import AgentContext, AgentSpec
+from dure.agent import AgentContext, AgentSpec, Answer, Edge, UserTurn
 from dure.events import Thinking, emit
-from dure.sources import Source
 from dure.tags import ANSWER_TAG
 from dure.testing import Call, ScriptedChatModel
 
@@ -58,49 +60,55 @@ def respond(call: Call) -> str:
     return f"반가워요, {name}님!" if name else "안녕하세요!"
 
 
-def build_graph(model: Any, checkpointer: Any = None) -> CompiledStateGraph:
-    """The demo graph around `model` (any chat model; tests pass a scripted one)."""
+@dataclass(frozen=True)
+class Deps:
+    """What the nodes work with: the chat model."""
 
-    async def remember(state: DemoState) -> dict[str, Any]:
-        emit(Thinking(step="remember", content="이름을 기억하는 중"))
-        text = str(state["messages"][-1].content)
-        name = parse_name(text) or state.get("name")
-        if name is None and ASKS_NAME.search(text):
-            reply = str(interrupt(ASK_FOR_NAME))
-            name = parse_name(reply) or reply.strip()
-        return {"name": name}
+    model: BaseChatModel
 
-    async def answer(state: DemoState) -> dict[str, Any]:
-        name = state.get("name")
-        prompt = [SystemMessage(f"{KNOWN}{name}" if name else "이름 모름"), *state["messages"]]
-        return {"messages": [await model.ainvoke(prompt, config={"tags": [ANSWER_TAG]})]}
-
-    graph = StateGraph(DemoState)
-    graph.add_node("remember", remember)
-    graph.add_node("answer", answer)
-    graph.add_edge(START, "remember")
-    graph.add_edge("remember", "answer")
-    graph.add_edge("answer", END)
-    return graph.compile(checkpointer=checkpointer)
+    @classmethod
+    def from_context(cls, ctx: AgentContext) -> Deps:
+        # Always scripted: the CLI subprocess would otherwise load the configured (real) model.
+        return cls(ctx.options.get("model") or ScriptedChatModel(respond))
 
 
-def _build(ctx: AgentContext) -> CompiledStateGraph:
-    # Always scripted: the CLI subprocess would otherwise load the configured (real) model.
-    return build_graph(ctx.options.get("model") or ScriptedChatModel(respond), ctx.checkpointer)
+async def remember(state: DemoState, *, deps: Deps) -> DemoState:
+    """Read a name from the message; asked for it before knowing it, wait for the user."""
+    emit(Thinking(step="remember", content="이름을 기억하는 중"))
+    text = str(state["messages"][-1].content)
+    name = parse_name(text) or state.get("name")
+    if name is None and ASKS_NAME.search(text):
+        reply = str(interrupt(ASK_FOR_NAME))
+        name = parse_name(reply) or reply.strip()
+    return {"name": name}
 
 
-def _input(message: str, ctx: AgentContext) -> dict[str, Any]:
-    return {"messages": [HumanMessage(message)]}
+async def answer(state: DemoState, *, deps: Deps) -> DemoState:
+    """One streamed LLM call tagged `ANSWER_TAG`."""
+    name = state.get("name")
+    prompt = [SystemMessage(f"{KNOWN}{name}" if name else "이름 모름"), *state["messages"]]
+    return {"messages": [await deps.model.ainvoke(prompt, config={"tags": [ANSWER_TAG]})]}
 
 
-def _output(values: dict[str, Any]) -> tuple[str, list[Source]]:
+def make_input(turn: UserTurn, deps: Deps) -> DemoState:
+    return {"messages": [HumanMessage(turn.message)]}
+
+
+def output(values: DemoState) -> Answer:
     messages = values.get("messages") or []
-    answer = str(messages[-1].content) if messages and isinstance(messages[-1], AIMessage) else ""
-    return answer, []
+    text = str(messages[-1].content) if messages and isinstance(messages[-1], AIMessage) else ""
+    return Answer(text, [])
 
 
 AGENT = AgentSpec(
-    name="demo", title="이름을 기억하는 데모", build=_build, make_input=_input, output=_output
+    name="demo",
+    title="이름을 기억하는 데모",
+    state=DemoState,
+    deps=Deps.from_context,
+    nodes={"remember": remember, "answer": answer},
+    edges=[Edge(START, "remember"), Edge("remember", "answer"), Edge("answer", END)],
+    make_input=make_input,
+    output=output,
 )
 
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.message import add_messages
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import interrupt
 
-from dure.agent import AgentContext, AgentSpec
+from dure.agent import AgentContext, AgentSpec, Answer, Branch, Edge, UserTurn
 from dure.documents import load_document, parse_contract
 from dure.events import (
     EvaluationResult,
@@ -92,67 +92,71 @@ def qa_answer(call: Call) -> str:
     )
 
 
-def build_qa(ctx: AgentContext) -> CompiledStateGraph:
-    """The `qa` graph: plan → respond."""
-    model = ScriptedChatModel(qa_answer, chunk_chars=3)
-    contract = ctx.options.get("contract")
+@dataclass(frozen=True)
+class QADeps:
+    """The scripted model and the thread's contract file (when one was uploaded)."""
 
-    async def plan(state: QAState) -> dict[str, Any]:
-        question = str(state["messages"][-1].content)
-        emit(Thinking(step="scope_validator", content="계약서 관련 질문인지 확인하는 중"))
-        emit(Planning(content="필요한 조항을 찾을 계획을 세우는 중"))
-        emit(ToolSelected(tools=[{"name": "get_article_by_index", "args": {"q": question}}]))
-        source = await asyncio.to_thread(_article, question, Path(contract) if contract else None)
-        step = {
-            "step_id": 1,
-            "tool": "get_article_by_index",
-            "status": "success",
-            "output": source.label(),
-        }
-        emit(
-            ToolResultEvent(tool="get_article_by_index", ok=True, content=source.label(), step=step)
+    model: ScriptedChatModel
+    contract: Path | None
+
+    @classmethod
+    def from_context(cls, ctx: AgentContext) -> QADeps:
+        contract = ctx.options.get("contract")
+        return cls(
+            ScriptedChatModel(qa_answer, chunk_chars=3), Path(contract) if contract else None
         )
-        emit(EvaluationResult(is_sufficient=True, content="정보가 충분합니다"))
-        return {"article": source.model_dump()}
-
-    async def respond(state: QAState) -> dict[str, Any]:
-        emit(Generating(content="답변 작성 중"))
-        source = Source(**state["article"])
-        prompt = [SystemMessage(source.label()), state["messages"][-1]]
-        slow = SLOW_WORD in str(state["messages"][-1].content)
-        text = ""
-        async for chunk in model.astream(prompt, config={"tags": [ANSWER_TAG]}):
-            text += chunk.text
-            if slow:
-                await asyncio.sleep(SLOW_CHUNK_SECONDS)
-            if FAIL_WORD in str(state["messages"][-1].content):
-                raise RuntimeError("시험용 고장")
-        emit(SourcesEvent(content=[source]))
-        return {"messages": [AIMessage(text)], "sources": [source.model_dump()]}
-
-    graph = StateGraph(QAState)
-    graph.add_node("plan", plan)
-    graph.add_node("respond", respond)
-    graph.add_edge(START, "plan")
-    graph.add_edge("plan", "respond")
-    graph.add_edge("respond", END)
-    return graph.compile(checkpointer=ctx.checkpointer)
 
 
-def _messages_input(message: str, ctx: AgentContext) -> dict[str, Any]:
-    return {"messages": [HumanMessage(message)]}
+async def plan(state: QAState, *, deps: QADeps) -> QAState:
+    question = str(state["messages"][-1].content)
+    emit(Thinking(step="scope_validator", content="계약서 관련 질문인지 확인하는 중"))
+    emit(Planning(content="필요한 조항을 찾을 계획을 세우는 중"))
+    emit(ToolSelected(tools=[{"name": "get_article_by_index", "args": {"q": question}}]))
+    source = await asyncio.to_thread(_article, question, deps.contract)
+    step = {
+        "step_id": 1,
+        "tool": "get_article_by_index",
+        "status": "success",
+        "output": source.label(),
+    }
+    emit(ToolResultEvent(tool="get_article_by_index", ok=True, content=source.label(), step=step))
+    emit(EvaluationResult(is_sufficient=True, content="정보가 충분합니다"))
+    return {"article": source.model_dump()}
 
 
-def _qa_output(values: dict[str, Any]) -> tuple[str, list[Source]]:
+async def respond(state: QAState, *, deps: QADeps) -> QAState:
+    emit(Generating(content="답변 작성 중"))
+    source = Source(**(state.get("article") or {}))
+    prompt = [SystemMessage(source.label()), state["messages"][-1]]
+    slow = SLOW_WORD in str(state["messages"][-1].content)
+    text = ""
+    async for chunk in deps.model.astream(prompt, config={"tags": [ANSWER_TAG]}):
+        text += chunk.text
+        if slow:
+            await asyncio.sleep(SLOW_CHUNK_SECONDS)
+        if FAIL_WORD in str(state["messages"][-1].content):
+            raise RuntimeError("시험용 고장")
+    emit(SourcesEvent(content=[source]))
+    return {"messages": [AIMessage(text)], "sources": [source.model_dump()]}
+
+
+def _messages_input(turn: UserTurn, deps: object) -> Any:
+    return {"messages": [HumanMessage(turn.message)]}
+
+
+def _qa_output(values: Any) -> Answer:
     messages = values.get("messages") or []
     answer = str(messages[-1].content) if messages and isinstance(messages[-1], AIMessage) else ""
-    return answer, [Source(**s) for s in values.get("sources") or []]
+    return Answer(answer, [Source(**s) for s in values.get("sources") or []])
 
 
 QA = AgentSpec(
     name="qa",
     title="시험용 계약서 Q&A",
-    build=build_qa,
+    state=QAState,
+    deps=QADeps.from_context,
+    nodes={"plan": plan, "respond": respond},
+    edges=[Edge(START, "plan"), Edge("plan", "respond"), Edge("respond", END)],
     make_input=_messages_input,
     output=_qa_output,
 )
@@ -190,46 +194,55 @@ def slots_answer(call: Call) -> str:
     return f"{call.messages[-1].content} 예약을 마쳤습니다."
 
 
-def build_slots(ctx: AgentContext) -> CompiledStateGraph:
-    """The `slots` graph: gate ⇄ ask (interrupt) → book."""
-    model = ScriptedChatModel(slots_answer)
+@dataclass(frozen=True)
+class SlotsDeps:
+    """The scripted model."""
 
-    async def gate(state: SlotsState) -> dict[str, Any]:
-        emit(Thinking(step="qa_gate", content="필수 정보를 확인하는 중"))
-        slots = {**(state.get("slots") or {}), **parse_slots(str(state["messages"][-1].content))}
-        emit(Slots(content=slots, missing=_missing(slots)))
-        return {"slots": slots}
+    model: ScriptedChatModel
 
-    async def ask(state: SlotsState) -> dict[str, Any]:
-        labels = ", ".join(REQUIRED[k] for k in _missing(state["slots"]))
-        reply = interrupt({"question": f"{labels}을(를) 알려 주세요."})
-        return {"messages": [HumanMessage(str(reply))]}
+    @classmethod
+    def from_context(cls, ctx: AgentContext) -> SlotsDeps:
+        return cls(ScriptedChatModel(slots_answer))
 
-    async def book(state: SlotsState) -> dict[str, Any]:
-        slots = state["slots"]
-        if slots["location"] == FAIL_WORD:
-            raise RuntimeError("시험용 고장")
-        summary = f"{slots['location']}에서 {slots['party_size']}명"
-        reply = await model.ainvoke([HumanMessage(summary)], config={"tags": [ANSWER_TAG]})
-        return {"messages": [reply]}
 
-    graph = StateGraph(SlotsState)
-    graph.add_node("gate", gate)
-    graph.add_node("ask", ask)
-    graph.add_node("book", book)
-    graph.add_edge(START, "gate")
-    graph.add_conditional_edges(
-        "gate", lambda s: "ask" if _missing(s["slots"]) else "book", ["ask", "book"]
-    )
-    graph.add_edge("ask", "gate")
-    graph.add_edge("book", END)
-    return graph.compile(checkpointer=ctx.checkpointer)
+async def gate(state: SlotsState, *, deps: SlotsDeps) -> SlotsState:
+    emit(Thinking(step="qa_gate", content="필수 정보를 확인하는 중"))
+    slots = {**(state.get("slots") or {}), **parse_slots(str(state["messages"][-1].content))}
+    emit(Slots(content=slots, missing=_missing(slots)))
+    return {"slots": slots}
+
+
+async def ask(state: SlotsState, *, deps: SlotsDeps) -> SlotsState:
+    labels = ", ".join(REQUIRED[k] for k in _missing(state.get("slots") or {}))
+    reply = interrupt({"question": f"{labels}을(를) 알려 주세요."})
+    return {"messages": [HumanMessage(str(reply))]}
+
+
+async def book(state: SlotsState, *, deps: SlotsDeps) -> SlotsState:
+    slots = state.get("slots") or {}
+    if slots["location"] == FAIL_WORD:
+        raise RuntimeError("시험용 고장")
+    summary = f"{slots['location']}에서 {slots['party_size']}명"
+    reply = await deps.model.ainvoke([HumanMessage(summary)], config={"tags": [ANSWER_TAG]})
+    return {"messages": [reply]}
+
+
+def after_gate(state: SlotsState, deps: SlotsDeps) -> str:
+    return "ask" if _missing(state.get("slots") or {}) else "book"
 
 
 SLOTS = AgentSpec(
     name="slots",
     title="시험용 예약 작업",
-    build=build_slots,
+    state=SlotsState,
+    deps=SlotsDeps.from_context,
+    nodes={"gate": gate, "ask": ask, "book": book},
+    edges=[
+        Edge(START, "gate"),
+        Branch("gate", after_gate, {"ask": "ask", "book": "book"}),
+        Edge("ask", "gate"),
+        Edge("book", END),
+    ],
     make_input=_messages_input,
     output=_qa_output,
 )

@@ -26,7 +26,7 @@ class ErrorCode(StrEnum):
     NO_CONTRACT = "no_contract"
     #: The thread is bound to another contract than the one given.
     CONTRACT_CONFLICT = "contract_conflict"
-    #: A model's structured output could not be read, even after a retry.
+    #: A model's structured output could not be read.
     STRUCTURED_OUTPUT = "structured_output"
     #: A model's structured output was not valid JSON.
     INVALID_JSON = "invalid_json"

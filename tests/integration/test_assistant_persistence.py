@@ -11,14 +11,16 @@ graph with a scripted model (plugged in with `DURE_EXTRA_AGENTS`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 from demo_agent import cli_env, run_dure
-from dure.agent import AgentContext, AgentSpec
-from dure.agents.assistant import AGENT, build_graph
+from dure.agent import AgentContext
+from dure.agents.assistant import AGENT
+from dure.agents.assistant.deps import Deps
 from dure.events import stream_turn
 from dure.llm import ModelSet
 from dure.persistence import open_checkpointer
@@ -48,18 +50,13 @@ def remembering(call: Call) -> object:
     return f"안녕하세요 {told[0]}님! 반갑습니다." if told else "알겠습니다."
 
 
-def _scripted_build(ctx: AgentContext) -> Any:
+def _scripted_deps(ctx: AgentContext) -> Deps:
     models = ModelSet(ctx.settings, ScriptedChatModel(remembering))
-    return build_graph(AgentContext(ctx.settings, models, ctx.checkpointer, ctx.options))
+    return Deps.from_context(AgentContext(ctx.settings, models, ctx.checkpointer, ctx.options))
 
 
-SCRIPTED = AgentSpec(
-    name="scripted_assistant",
-    title="assistant with a scripted model",
-    build=_scripted_build,
-    make_input=AGENT.make_input,
-    output=AGENT.output,
-)
+#: The assistant as it is, with a scripted model in its dependencies.
+SCRIPTED = dataclasses.replace(AGENT, name="scripted_assistant", deps=_scripted_deps)
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

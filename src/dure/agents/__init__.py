@@ -18,7 +18,7 @@ from dure.errors import DureError
 
 __all__ = ["AgentContext", "AgentSpec", "UnknownAgentError", "agent_names", "get_agent"]
 
-_BUILTIN: dict[str, str] = {
+BUILTIN: dict[str, str] = {
     "assistant": "dure.agents.assistant:AGENT",
     "contract": "dure.agents.contract:AGENT",
     "pte": "dure.agents.pte:AGENT",
@@ -56,7 +56,7 @@ def _extra_agents() -> dict[str, str]:
 
 
 def _registered() -> dict[str, str]:
-    return {**_BUILTIN, **_entry_points(), **_extra_agents()}
+    return {**BUILTIN, **_entry_points(), **_extra_agents()}
 
 
 def agent_names() -> list[str]:

@@ -9,14 +9,15 @@ makes the next message its resume value. Budgets and unexpected failures end the
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from dure.agent import AgentContext, AgentSpec
+from dure.agent import AgentContext, AgentSpec, ChatMessage, UserTurn
 from dure.errors import DureError, ErrorCode
 from dure.events.types import Done, ErrorEvent, Event, Question, Token, parse_event
 from dure.sources import Source
@@ -39,7 +40,7 @@ def _interrupt_text(value: Any) -> str:
 
 async def stream_events(
     graph: CompiledStateGraph,
-    graph_input: dict[str, Any] | Command,
+    graph_input: Mapping[str, Any] | Command,
     *,
     thread_id: str,
     output: Output,
@@ -53,14 +54,18 @@ async def stream_events(
     (the server does so to leave out a turn that was cut off half-way).
     """
     tracker = tracker or UsageTracker()
-    thread_config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
+    thread_config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     pinned = {"checkpoint_id": checkpoint_id} if checkpoint_id else {}
-    config: dict[str, Any] = {
+    config: RunnableConfig = {
         "configurable": {"thread_id": thread_id, **pinned},
         "callbacks": [tracker],
         "recursion_limit": recursion_limit,
     }
     token = tracker.activate()
+    # With several stream modes LangGraph yields (mode, data) pairs; what `data` is depends on
+    # the mode (an event dict, a (message, metadata) pair, a node-updates dict), untyped in v1.
+    mode: str
+    chunk: Any
     try:
         try:
             async for mode, chunk in graph.astream(
@@ -113,10 +118,12 @@ async def stream_turn(
     message: str,
     *,
     checkpoint_id: str | None = None,
+    previous_turn: Sequence[ChatMessage] | None = None,
 ) -> AsyncIterator[Event]:
     """One user turn of `agent` on `thread_id`: a new input, or the reply to a pending question.
 
-    `checkpoint_id` (optional) is the checkpoint to continue from instead of the latest.
+    `checkpoint_id` (optional) is the checkpoint to continue from instead of the latest;
+    `previous_turn` (optional) replaces the previous turn the checkpoint holds.
     """
     limit = ctx.settings.max_message_chars
     if not message.strip() or len(message) > limit:
@@ -128,10 +135,15 @@ async def stream_turn(
         yield ErrorEvent(code=ErrorCode.BAD_MESSAGE, content=reason)
         yield Done(content=reason)
         return
-    graph = agent.build(ctx)
+    bound = agent.bind(ctx)
+    graph = bound.graph
     pinned = {"checkpoint_id": checkpoint_id} if checkpoint_id else {}
     snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id, **pinned}})
-    graph_input = Command(resume=message) if snapshot.interrupts else agent.make_input(message, ctx)
+    graph_input: Mapping[str, Any] | Command = (
+        Command(resume=message)
+        if snapshot.interrupts
+        else bound.make_input(UserTurn(message, previous_turn))
+    )
     tracker = UsageTracker(ctx.settings.max_llm_calls_per_turn, ctx.settings.max_tokens_per_turn)
     async for event in stream_events(
         graph,

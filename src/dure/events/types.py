@@ -21,6 +21,10 @@ class _Event(BaseModel):
         """The event as one JSON object."""
         return self.model_dump(mode="json", exclude_none=True)
 
+    def __getitem__(self, key: str) -> Any:
+        """A field by name, as the JSON object has it (`event["type"]`, `event["content"]`)."""
+        return self.to_json()[key]
+
 
 class Thinking(_Event):
     """A node at work (`step` is the node, `content` a short Korean line)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, RemoveMessage
@@ -29,12 +28,9 @@ class Compaction:
     removed: list[BaseMessage]
     kept: int
 
-    def update(self) -> dict[str, Any]:
-        """The state update: new `summary`, and a `RemoveMessage` per summarised message."""
-        return {
-            "summary": self.summary,
-            "messages": [RemoveMessage(id=m.id) for m in self.removed if m.id],
-        }
+    def removals(self) -> list[BaseMessage]:
+        """A `RemoveMessage` per summarised message (for the `add_messages` reducer)."""
+        return [RemoveMessage(id=m.id) for m in self.removed if m.id]
 
 
 async def compact(

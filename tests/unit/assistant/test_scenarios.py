@@ -68,7 +68,7 @@ async def test_calculator_tool(settings: Settings) -> None:
     assert [c.node for c in turn.calls] == ["agent", "agent"]
     assert "calculator" in turn.calls[0].tools and len(turn.calls[0].tools) == 7
     # Plainly arithmetic: the first call is bound to the calculator, the answer is free.
-    assert turn.calls[0].tool_choice == {"type": "function", "function": {"name": "calculator"}}
+    assert turn.calls[0].tool_choice == "calculator"
     assert turn.calls[1].tool_choice is None
     selected = [e for e in turn.events if isinstance(e, ToolSelected)]
     assert selected[0].tools == [{"name": "calculator", "args": {"expression": "123 * 456"}}]

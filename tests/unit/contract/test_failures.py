@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from contract_harness import CONTRACT, STANDARD, FakeLibrary
 
+from dure.agent import UserTurn
 from dure.agents.contract import AGENT, prompts
 from dure.agents.contract.library import ContractFileError
 from dure.errors import DureError
@@ -134,12 +135,12 @@ def test_make_input_indexes_files_once_and_rejects_missing_ones(make_harness, tm
     lib = FakeLibrary()
     h = make_harness(library=lib, contract_id=None, contract=STANDARD)
     h.ctx.options.update(contract=str(contract), standard=standard)
-    first = AGENT.make_input("제1조", h.ctx)
-    second = AGENT.make_input("제2조", h.ctx)
+    first = AGENT.bind(h.ctx).make_input(UserTurn("제1조"))
+    second = AGENT.bind(h.ctx).make_input(UserTurn("제2조"))
     assert first["contract_id"] == second["contract_id"] == lib.add_document(CONTRACT)
     assert first["standard_contract_id"] == h.standard_id
     assert len(lib.docs) == 2  # same content, same id: nothing indexed twice
     h.ctx.options["contract"] = str(tmp_path / "없는파일.md")
     with pytest.raises(ContractFileError) as err:
-        AGENT.make_input("제1조", h.ctx)
+        AGENT.bind(h.ctx).make_input(UserTurn("제1조"))
     assert isinstance(err.value, DureError) and "찾을 수 없습니다" in str(err.value)

@@ -6,7 +6,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from dure.agents.contract import AGENT
 from dure.agents.contract.context import answer_context, previous_turn_from
-from dure.agents.contract.nodes import should_continue, should_execute_tools
+from dure.agents.contract.graph import should_continue, should_execute_tools
 from dure.agents.contract.state import ContractState
 
 SEED_FIELDS = {
@@ -50,52 +50,17 @@ def test_graph_nodes_and_edges_follow_the_seed(make_harness):
     } == edges
 
 
-def test_branch_functions():
+def test_branch_functions(make_harness):
+    deps = AGENT.bind(make_harness().ctx).deps
     call = {"name": "hybrid_search", "args": {}, "signature": "s", "origin": "llm"}
-    assert should_execute_tools({"next_tools": []}) == "no_tools"
-    assert (
-        should_execute_tools({"next_tools": [], "all_tools_skipped": True}) == "skip_to_evaluator"
-    )
-    assert should_execute_tools({"next_tools": [call]}) == "execute_sequential"
-    assert should_execute_tools({"next_tools": [call, call]}) == "execute_parallel"
-    assert (
-        should_execute_tools({"next_tools": [call, call]}, max_parallel=1) == "execute_sequential"
-    )
+    assert should_execute_tools({"next_tools": []}, deps) == "no_tools"
+    skipped = {"next_tools": [], "all_tools_skipped": True}
+    assert should_execute_tools(skipped, deps) == "skip_to_evaluator"
+    assert should_execute_tools({"next_tools": [call]}, deps) == "execute_sequential"
+    assert should_execute_tools({"next_tools": [call, call]}, deps) == "execute_parallel"
+    deps.settings.contract.max_parallel_tools = 1
+    assert should_execute_tools({"next_tools": [call, call]}, deps) == "execute_sequential"
     log = [{"node": "evaluator", "action": "continue"}, {"node": "planner"}]
-    assert should_continue({"decision_log": log}) == "continue"
-    assert (
-        should_continue({"decision_log": [{"node": "evaluator", "action": "finish"}]}) == "finish"
-    )
-
-
-def test_previous_turn_is_the_last_complete_exchange():
-    messages = [
-        HumanMessage("제1조?"),
-        AIMessage("제1조는 목적입니다.", additional_kwargs={"sources": [{"doc": "d"}]}),
-        HumanMessage("제2조?"),
-        AIMessage("제2조는 정의입니다."),
-        HumanMessage("그건 왜?"),
-    ]
-    turn = previous_turn_from(messages)
-    assert [t["content"] for t in turn] == ["제2조?", "제2조는 정의입니다."]
-    assert previous_turn_from([HumanMessage("첫 질문")]) == []
-
-
-def test_answer_context_separates_documents_and_respects_the_budget():
-    big = "가" * 10_000
-    collected = [
-        {
-            "ok": True,
-            "content": "",
-            "articles": [
-                {"kind": "contract", "doc": "내 계약서", "article_no": "제1조", "text": big},
-                {"kind": "standard", "doc": "표준", "article_no": "제1조", "text": "표준 본문"},
-            ],
-        },
-        {"ok": False, "content": "검색 실패", "articles": []},
-    ]
-    context = answer_context({"collected_info": collected})
-    assert context.startswith("## 사용자 계약서: 내 계약서")
-    assert len(context) < 6500
-    assert "## 표준계약서" in context and "표준 본문" in context
-    assert "검색 실패" in context
+    assert should_continue({"decision_log": log}, deps) == "continue"
+    finished = {"decision_log": [{"node": "evaluator", "action": "finish"}]}
+    assert should_continue(finished, deps) == "finish"

@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START
 
-from dure.agent import AgentContext, AgentSpec
+from dure.agent import AgentContext, AgentSpec, Answer, Edge
 from dure.events import Done, ErrorEvent, Thinking, emit, stream_turn
 from dure.events.stream import BUDGET_MESSAGE
 from dure.llm import ModelSet
@@ -16,7 +18,7 @@ from dure.tags import TOOL_LLM_TAG
 from dure.testing import ScriptedChatModel
 from dure.usage import UsageTracker
 
-from .helpers import answer_of, collect, line_graph, run_turn
+from .helpers import LineState, answer_of, collect, line_graph, run_turn
 
 
 def calling_node(model: ScriptedChatModel, times: int, replies: list[AIMessage], **config: Any):
@@ -87,12 +89,20 @@ async def test_tool_llm_calls_are_counted_apart_and_outside_the_budget() -> None
 
 
 def _spec(model: ScriptedChatModel, calls: int) -> AgentSpec:
+    node = calling_node(model, calls, [])
+
+    async def loop(state: dict[str, Any], *, deps: None) -> dict[str, Any]:
+        return await node(state)
+
     return AgentSpec(
         name="budget-test",
         title="예산 시험",
-        build=lambda ctx: line_graph(("loop", calling_node(model, calls, []))),
-        make_input=lambda message, ctx: {"question": message},
-        output=answer_of,
+        state=LineState,
+        deps=lambda ctx: None,
+        nodes={"loop": loop},
+        edges=[Edge(START, "loop"), Edge("loop", END)],
+        make_input=lambda turn, deps: {"question": turn.message},
+        output=lambda values: Answer(*answer_of(values)),
     )
 
 
@@ -102,7 +112,7 @@ async def test_stream_turn_applies_the_configured_budget(
 ) -> None:
     model = ScriptedChatModel(["응답"] * 10)
     turn_settings = settings.model_copy(update={"max_llm_calls_per_turn": limit})
-    ctx = AgentContext(settings=turn_settings, models=ModelSet(turn_settings, model))
+    ctx = AgentContext(turn_settings, ModelSet(turn_settings, model), InMemorySaver())
     events = await collect(stream_turn(_spec(model, limit + 1), ctx, "t", "질문"))
     assert [e.type for e in events] == ["thinking", "error", "done"]
     assert len(model.calls) == limit
@@ -112,7 +122,7 @@ async def test_stream_turn_applies_the_configured_budget(
 async def test_within_budget_the_turn_is_untouched(settings: Settings) -> None:
     model = ScriptedChatModel(["응답"] * 3)
     turn_settings = settings.model_copy(update={"max_llm_calls_per_turn": 3})
-    ctx = AgentContext(settings=turn_settings, models=ModelSet(turn_settings, model))
+    ctx = AgentContext(turn_settings, ModelSet(turn_settings, model), InMemorySaver())
     events = await collect(stream_turn(_spec(model, 3), ctx, "t", "질문"))
     assert [e.type for e in events] == ["thinking", "done"]
     assert events[-1].content == "응답"

@@ -31,7 +31,7 @@ async def test_ten_messages_become_five_and_a_summary() -> None:
     assert [m.id for m in result.removed] == ["h0", "a0", "h1", "a1", "h2"]
     assert result.kept == 5
     # Applied through the state reducer, RemoveMessage leaves exactly the recent five.
-    after = add_messages(messages, result.update()["messages"])
+    after = add_messages(messages, result.removals())
     assert [m.id for m in after] == ["a2", "h3", "a3", "h4", "a4"]
     assert len(model.calls) == 1
 
@@ -80,7 +80,7 @@ async def test_summaries_slide_over_repeated_compactions() -> None:
         result = await compact(model, messages, summary)
         assert result is not None
         summary = result.summary
-        messages = add_messages(messages, result.update()["messages"])
+        messages = add_messages(messages, result.removals())
         assert len(messages) == 5
         messages = add_messages(messages, _turns(3, start=10 * (round_ + 1)))
     # 요약1 slid out of the window; what it said was carried into the newest summary.
@@ -96,7 +96,7 @@ async def test_facts_survive_sliding_out_of_the_window() -> None:
         result = await compact(model, messages, summary)
         assert result is not None
         summary = result.summary
-        messages = add_messages(messages, result.update()["messages"])
+        messages = add_messages(messages, result.removals())
         messages = add_messages(messages, _turns(3, start=10 * (round_ + 1)))
     window = split_summaries(summary)
     assert len(window) == 3

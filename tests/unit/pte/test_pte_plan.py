@@ -11,7 +11,6 @@ from dure.agents.pte.plan import (
     Plan,
     check_plan,
     compile_plan,
-    fail_code,
     plan_schema,
     step_dependencies,
 )
@@ -133,8 +132,4 @@ async def test_compile_plan_fails_closed(reply, code: str, message: str) -> None
         await compile_plan(ScriptedChatModel([reply]), [HumanMessage("x")], ALLOWED)
     assert e.value.code == code
     assert str(e.value).startswith(message)
-    assert fail_code(str(e.value)) == code
-
-
-def test_fail_code_of_an_unknown_message() -> None:
-    assert fail_code("무언가 잘못됨") == "error"
+    assert e.value.update()["error_code"] == code

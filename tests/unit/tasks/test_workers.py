@@ -32,9 +32,9 @@ def conv(schema: IntentSchema, **slots: object) -> ConversationState:
 
 async def lunch(ctx: AgentContext, **slots: object) -> tuple[WorkerResult, WorkerResult]:
     state = conv(LUNCH, **slots)
-    menu = await get_worker("menu_recommendation_agent")(WorkerInput(state, NOW, ctx))
+    menu = await get_worker("menu_recommendation_agent")(WorkerInput(state, NOW, ctx.settings))
     found = await get_worker("restaurant_search_agent")(
-        WorkerInput(state, NOW, ctx, results={"menu_recommendation_agent": menu})
+        WorkerInput(state, NOW, ctx.settings, results={"menu_recommendation_agent": menu})
     )
     return menu, found
 
@@ -88,7 +88,7 @@ async def test_closed_days_and_break_times_are_honoured(ctx: AgentContext) -> No
 
 async def book(ctx: AgentContext, thread: str, **slots: object) -> WorkerResult:
     state = conv(MEETING_ROOM, **slots)
-    return await get_worker("meeting_room_agent")(WorkerInput(state, NOW, ctx, thread))
+    return await get_worker("meeting_room_agent")(WorkerInput(state, NOW, ctx.settings, thread))
 
 
 async def test_books_the_smallest_fitting_room_and_blocks_it(ctx: AgentContext) -> None:

@@ -1,7 +1,6 @@
-"""The assistant's nodes, one function per node of seed 002: router, rag, memory, agent, tools.
+"""The assistant's nodes, one function per node: router, rag, memory, agent, tools.
 
-`Nodes` binds them to one agent context (settings, models, tool registry, retriever) so the
-graph can add its methods as nodes.
+See docs/agents/assistant.md for the graph, the state and the LLM-call table.
 """
 
 from __future__ import annotations
@@ -9,18 +8,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
-    AnyMessage,
     BaseMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
 )
 
-from dure.agent import AgentContext
+from dure.agents.assistant.deps import Deps
 from dure.agents.assistant.prompts import (
     CONTEXT_HEADER,
     NO_DOCUMENTS,
@@ -30,7 +29,7 @@ from dure.agents.assistant.prompts import (
     SYSTEM_PROMPT,
 )
 from dure.agents.assistant.routing import RouteDecision, rule_route, tool_hint
-from dure.agents.assistant.state import AgentState
+from dure.agents.assistant.state import AssistantState
 from dure.errors import ErrorCode
 from dure.events import (
     ErrorEvent,
@@ -44,7 +43,6 @@ from dure.llm import StructuredOutputError, agenerate_structured
 from dure.memory import compact, format_summary_for_prompt, render_transcript
 from dure.sources import Source, unique_sources
 from dure.tags import ANSWER_TAG
-from dure.tools.base import ToolRegistry
 from dure.usage import BudgetExceeded
 
 log = logging.getLogger(__name__)
@@ -66,7 +64,7 @@ def build_system_prompt(summary: str | None, context: str | None) -> str:
     return "\n\n".join(parts)
 
 
-def last_question(messages: list[AnyMessage]) -> str:
+def last_question(messages: Sequence[BaseMessage]) -> str:
     """The text of the latest user message."""
     for m in reversed(messages):
         if isinstance(m, HumanMessage):
@@ -74,7 +72,7 @@ def last_question(messages: list[AnyMessage]) -> str:
     return ""
 
 
-def tool_rounds(messages: list[AnyMessage]) -> int:
+def tool_rounds(messages: Sequence[BaseMessage]) -> int:
     """How many times the agent called tools since the latest user message."""
     rounds = 0
     for m in reversed(messages):
@@ -102,173 +100,156 @@ def _as_source(hit: Any) -> Source:
     return hit.to_source()
 
 
-class Nodes:
-    """The seed's nodes bound to one context."""
+async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
+    """rag vs agent: a rule when it is sure, else one structured LLM call."""
+    messages = state.get("messages", [])
+    question = last_question(messages)
+    decision = rule_route(question, deps.has_retriever)
+    how = "규칙"
+    if decision is None:
+        how = "LLM"
+        decision = await _llm_route(deps, messages, question)
+    emit(Thinking(step="router", content=f"{how} 판단: {decision.route} — {decision.reason}"))
+    return {"next_action": decision.route}
 
-    def __init__(self, ctx: AgentContext, registry: ToolRegistry) -> None:
-        self.ctx = ctx
-        self.registry = registry
-        self.cfg = ctx.settings.assistant
 
-    @property
-    def collection(self) -> str | None:
-        """The collection this thread searches: the turn's option, else the settings."""
-        return self.ctx.options.get("collection") or self.cfg.collection
+async def _llm_route(deps: Deps, messages: Sequence[BaseMessage], question: str) -> RouteDecision:
+    history = render_transcript(messages[-(ROUTER_HISTORY + 1) : -1]) or "(없음)"
+    prompt: list[BaseMessage] = [
+        SystemMessage(ROUTER_PROMPT.format(collection=deps.collection or "(이름 없음)")),
+        HumanMessage(ROUTER_INPUT.format(history=history, question=question)),
+    ]
+    try:
+        return await agenerate_structured(deps.models("fast"), prompt, RouteDecision)
+    except StructuredOutputError as e:
+        # Fail closed on the safe side: rag only adds documents; the agent keeps its tools.
+        log.warning("router reply unusable (%s); taking the rag route", e.reason)
+        return RouteDecision(route="rag", reason="분류 응답을 해석하지 못해 문서도 함께 확인")
 
-    @property
-    def has_retriever(self) -> bool:
-        """Whether the rag route has anything to search."""
-        return bool(self.collection) or self.ctx.options.get("retriever") is not None
 
-    # ------------------------------------------------------------------ router
-    async def router(self, state: AgentState) -> dict[str, Any]:
-        """rag vs agent: a rule when it is sure, else one structured LLM call."""
-        messages = state.get("messages", [])
-        question = last_question(messages)
-        decision = rule_route(question, self.has_retriever)
-        how = "규칙"
-        if decision is None:
-            how = "LLM"
-            decision = await self._llm_route(messages, question)
-        emit(Thinking(step="router", content=f"{how} 판단: {decision.route} — {decision.reason}"))
-        return {"next_action": decision.route}
+async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
+    """Search the collection for the question; passages into `context`, with sources."""
+    question = last_question(state.get("messages", []))
+    emit(Thinking(step="rag", content=f"문서 검색 중: {deps.collection or '검색기'}"))
+    try:
+        sources = await _search(deps, question)
+    except Exception as e:  # a broken collection must not end the turn
+        log.warning("retrieval failed: %s", e)
+        message = f"문서 검색에 실패했습니다: {e}"
+        emit(ErrorEvent(code=ErrorCode.RETRIEVAL, content=message))
+        return {"context": f"({message})", "sources": []}
+    emit(Thinking(step="rag", content=f"관련 문서 {len(sources)}건을 찾았습니다"))
+    context = format_context(sources) if sources else NO_DOCUMENTS
+    return {"context": context, "sources": [s.model_dump() for s in sources]}
 
-    async def _llm_route(self, messages: list[AnyMessage], question: str) -> RouteDecision:
-        history = render_transcript(messages[-(ROUTER_HISTORY + 1) : -1]) or "(없음)"
-        prompt: list[BaseMessage] = [
-            SystemMessage(ROUTER_PROMPT.format(collection=self.collection or "(이름 없음)")),
-            HumanMessage(ROUTER_INPUT.format(history=history, question=question)),
-        ]
-        try:
-            return await agenerate_structured(self.ctx.models("fast"), prompt, RouteDecision)
-        except StructuredOutputError as e:
-            # Fail closed on the safe side: rag only adds documents; the agent keeps its tools.
-            log.warning("router reply unusable (%s); taking the rag route", e.reason)
-            return RouteDecision(route="rag", reason="분류 응답을 해석하지 못해 문서도 함께 확인")
 
-    # --------------------------------------------------------------------- rag
-    async def rag(self, state: AgentState) -> dict[str, Any]:
-        """Search the collection for the question; passages into `context`, with sources."""
-        question = last_question(state.get("messages", []))
-        emit(Thinking(step="rag", content=f"문서 검색 중: {self.collection or '검색기'}"))
-        try:
-            sources = await self._search(question)
-        except Exception as e:  # a broken collection must not end the turn
-            log.warning("retrieval failed: %s", e)
-            message = f"문서 검색에 실패했습니다: {e}"
-            emit(ErrorEvent(code=ErrorCode.RETRIEVAL, content=message))
-            return {"context": f"({message})", "sources": []}
-        emit(Thinking(step="rag", content=f"관련 문서 {len(sources)}건을 찾았습니다"))
-        context = format_context(sources) if sources else NO_DOCUMENTS
-        return {"context": context, "sources": [s.model_dump() for s in sources]}
+async def _search(deps: Deps, question: str) -> list[Source]:
+    """Top-k passages from `options["retriever"]` (tests) or the named collection."""
+    top_k = deps.settings.search.top_k
+    retriever = deps.options.get("retriever")
+    if retriever is not None:
+        found = await asyncio.to_thread(retriever.search, question, top_k)
+        if inspect.isawaitable(found):
+            found = await found
+        return unique_sources([_as_source(h) for h in found])
+    from dure.retrieval import MAX_QUERY_CHARS, open_collection
 
-    async def _search(self, question: str) -> list[Source]:
-        """Top-k passages from `options["retriever"]` (tests) or the named collection."""
-        top_k = self.ctx.settings.search.top_k
-        retriever = self.ctx.options.get("retriever")
-        if retriever is not None:
-            found = await asyncio.to_thread(retriever.search, question, top_k)
-            if inspect.isawaitable(found):
-                found = await found
-            return unique_sources([_as_source(h) for h in found])
-        from dure.retrieval import MAX_QUERY_CHARS, open_collection
+    assert deps.collection is not None
+    collection = await asyncio.to_thread(open_collection, deps.collection, deps.settings)
+    try:  # a pasted text is searched by its beginning
+        hits = await asyncio.to_thread(collection.search, question[:MAX_QUERY_CHARS], top_k)
+    finally:
+        collection.close()  # a pgvector collection holds a connection
+    return unique_sources([h.to_source() for h in hits])
 
-        assert self.collection is not None
-        collection = await asyncio.to_thread(open_collection, self.collection, self.ctx.settings)
-        try:  # a pasted text is searched by its beginning
-            hits = await asyncio.to_thread(collection.search, question[:MAX_QUERY_CHARS], top_k)
-        finally:
-            collection.close()  # a pgvector collection holds a connection
-        return unique_sources([h.to_source() for h in hits])
 
-    # ------------------------------------------------------------------ memory
-    async def memory(self, state: AgentState) -> dict[str, Any]:
-        """Summarise the older messages when the window is full (docs/agents/assistant.md)."""
-        messages = state.get("messages", [])
-        try:
-            result = await compact(
-                self.ctx.models("fast"),
-                messages,
-                state.get("summary"),
-                max_messages=self.cfg.max_messages,
-                keep_recent=self.cfg.keep_recent,
-                max_summaries=self.cfg.max_summaries,
-            )
-        except BudgetExceeded:
-            raise
-        except Exception as e:  # keep the messages: a failed summary must not lose them
-            log.warning("summarising failed, window kept: %s", e)
-            return {}
-        if result is None:
-            return {}
+async def memory(state: AssistantState, *, deps: Deps) -> AssistantState:
+    """Summarise the older messages when the window is full (docs/agents/assistant.md)."""
+    messages = state.get("messages", [])
+    try:
+        result = await compact(
+            deps.models("fast"),
+            messages,
+            state.get("summary"),
+            max_messages=deps.settings.assistant.max_messages,
+            keep_recent=deps.settings.assistant.keep_recent,
+            max_summaries=deps.settings.assistant.max_summaries,
+        )
+    except BudgetExceeded:
+        raise
+    except Exception as e:  # keep the messages: a failed summary must not lose them
+        log.warning("summarising failed, window kept: %s", e)
+        return {}
+    if result is None:
+        return {}
+    emit(
+        Thinking(
+            step="memory",
+            content=f"이전 대화 {len(result.removed)}개를 요약했습니다 (최근 {result.kept}개 유지)",
+        )
+    )
+    return {"summary": result.summary, "messages": result.removals()}
+
+
+async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
+    """The conversation model with the tools bound; decides to answer or to call tools."""
+    messages = state.get("messages", [])
+    model = deps.models("smart")
+    choice = _tool_choice(deps, messages)
+    bound = model.bind_tools(deps.tools.schemas(), tool_choice=choice)
+    prompt = [
+        SystemMessage(build_system_prompt(state.get("summary"), state.get("context"))),
+        *messages,
+    ]
+    hinted = f" (도구 지정: {choice})" if choice not in (None, "none") else ""
+    emit(Thinking(step="agent", content=f"답변을 준비하는 중{hinted}"))
+    reply = await bound.ainvoke(prompt, config={"tags": [ANSWER_TAG]})
+    if reply.tool_calls and choice != "none":
         emit(
-            Thinking(
-                step="memory",
-                content=f"이전 대화 {len(result.removed)}개를 요약했습니다 (최근 {result.kept}개 유지)",
+            ToolSelected(
+                content=", ".join(c["name"] for c in reply.tool_calls),
+                tools=[{"name": c["name"], "args": c["args"]} for c in reply.tool_calls],
             )
         )
-        return result.update()
+        return {"messages": [reply], "next_action": "tools"}
+    if reply.tool_calls:  # tools were refused: keep the text, drop the calls
+        reply = AIMessage(content=reply.content, id=reply.id)
+    sources = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
+    if sources:
+        emit(SourcesEvent(content=sources))
+    return {"messages": [reply], "next_action": "end"}
 
-    # ------------------------------------------------------------------- agent
-    async def agent(self, state: AgentState) -> dict[str, Any]:
-        """The conversation model with the tools bound; decides to answer or to call tools."""
-        messages = state.get("messages", [])
-        model = self.ctx.models("smart")
-        choice = self._tool_choice(messages)
-        bound = model.bind_tools(self.registry.schemas(), tool_choice=choice)
-        prompt = [
-            SystemMessage(build_system_prompt(state.get("summary"), state.get("context"))),
-            *messages,
-        ]
-        hinted = f" (도구 지정: {choice['function']['name']})" if isinstance(choice, dict) else ""
-        emit(Thinking(step="agent", content=f"답변을 준비하는 중{hinted}"))
-        reply = await bound.ainvoke(prompt, config={"tags": [ANSWER_TAG]})
-        if reply.tool_calls and choice != "none":
-            emit(
-                ToolSelected(
-                    content=", ".join(c["name"] for c in reply.tool_calls),
-                    tools=[{"name": c["name"], "args": c["args"]} for c in reply.tool_calls],
-                )
-            )
-            return {"messages": [reply], "next_action": "tools"}
-        if reply.tool_calls:  # tools were refused: keep the text, drop the calls
-            reply = AIMessage(content=reply.content, id=reply.id)
-        sources = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
-        if sources:
-            emit(SourcesEvent(content=sources))
-        return {"messages": [reply], "next_action": "end"}
 
-    def _tool_choice(self, messages: list[AnyMessage]) -> str | dict[str, Any] | None:
-        """`none` after `max_tool_rounds` rounds (answer with what you have); the plainly
-        needed tool on the turn's first call (see `tool_hint`); else the model's choice."""
-        rounds = tool_rounds(messages)
-        if rounds >= self.cfg.max_tool_rounds:
-            return "none"
-        hint = tool_hint(last_question(messages)) if rounds == 0 else None
-        if hint is not None and hint in self.registry:
-            return {"type": "function", "function": {"name": hint}}
-        return None
+def _tool_choice(deps: Deps, messages: Sequence[BaseMessage]) -> str | None:
+    """`none` after `max_tool_rounds` rounds (answer with what you have); the name of the
+    plainly needed tool on the turn's first call (see `tool_hint`: a name forces that tool,
+    as LangChain's `bind_tools` has it); else None, the model's choice."""
+    rounds = tool_rounds(messages)
+    if rounds >= deps.settings.assistant.max_tool_rounds:
+        return "none"
+    hint = tool_hint(last_question(messages)) if rounds == 0 else None
+    if hint is not None and hint in deps.tools:
+        return hint
+    return None
 
-    # ------------------------------------------------------------------- tools
-    async def tools(self, state: AgentState) -> dict[str, Any]:
-        """Run the tool calls of the last AI message; failures come back as tool messages."""
-        last = state["messages"][-1]
-        calls = last.tool_calls if isinstance(last, AIMessage) else []
-        results = await asyncio.gather(*(self.registry.run(c["name"], c["args"]) for c in calls))
-        replies: list[ToolMessage] = []
-        sources = list(state.get("sources") or [])
-        for call, result in zip(calls, results, strict=True):
-            emit(
-                ToolResultEvent(tool=call["name"], ok=result.ok, content=_clip(result.content, 500))
+
+async def tools(state: AssistantState, *, deps: Deps) -> AssistantState:
+    """Run the tool calls of the last AI message; failures come back as tool messages."""
+    last = state["messages"][-1]
+    calls = last.tool_calls if isinstance(last, AIMessage) else []
+    results = await asyncio.gather(*(deps.tools.run(c["name"], c["args"]) for c in calls))
+    replies: list[BaseMessage] = []
+    sources = list(state.get("sources") or [])
+    for call, result in zip(calls, results, strict=True):
+        emit(ToolResultEvent(tool=call["name"], ok=result.ok, content=_clip(result.content, 500)))
+        text = result.content if result.ok else f"오류: {result.content}"
+        replies.append(
+            ToolMessage(
+                content=_clip(text, MAX_TOOL_CHARS),
+                tool_call_id=call["id"],
+                name=call["name"],
+                status="success" if result.ok else "error",
             )
-            text = result.content if result.ok else f"오류: {result.content}"
-            replies.append(
-                ToolMessage(
-                    content=_clip(text, MAX_TOOL_CHARS),
-                    tool_call_id=call["id"],
-                    name=call["name"],
-                    status="success" if result.ok else "error",
-                )
-            )
-            sources += [s.model_dump() for s in result.sources]
-        return {"messages": replies, "sources": sources}
+        )
+        sources += [s.model_dump() for s in result.sources]
+    return {"messages": replies, "sources": sources}

@@ -1,4 +1,4 @@
-"""The contract Q&A agent (seeds 000 + 001).
+"""The contract Q&A agent (docs/agents/contract.md).
 
 Scope check → previous-turn check → planner (tool calling) → sequential or parallel
 executor → sufficiency evaluator (at most `contract.max_iterations` rounds) → streamed answer
@@ -9,32 +9,20 @@ citing its articles. A thread is bound to one contract and optionally a standard
 
 from __future__ import annotations
 
-from typing import Any
-
-from dure.agent import AgentContext, AgentSpec
-from dure.agents.contract.graph import build_graph
-from dure.agents.contract.library import index_documents
-from dure.agents.contract.state import initial_state
-from dure.sources import Source, parse_sources
-
-__all__ = ["AGENT", "build_graph", "make_input", "output"]
-
-
-def make_input(message: str, ctx: AgentContext) -> dict[str, Any]:
-    """One turn's input: the message, and the contract files indexed (first use only)."""
-    contract_id, standard_id = index_documents(ctx)
-    return initial_state(message, contract_id, standard_id)
-
-
-def output(values: dict[str, Any]) -> tuple[str, list[Source]]:
-    """The final answer and its cited articles."""
-    return values.get("final_response", ""), parse_sources(values.get("sources"))
-
+from dure.agent import AgentSpec
+from dure.agents.contract.deps import Deps
+from dure.agents.contract.graph import EDGES, NODES
+from dure.agents.contract.state import ContractState, make_input, output
 
 AGENT = AgentSpec(
     name="contract",
     title="계약서 Q&A (조항 인용 답변)",
-    build=build_graph,
+    state=ContractState,
+    deps=Deps.from_context,
+    nodes=NODES,
+    edges=EDGES,
     make_input=make_input,
     output=output,
 )
+
+__all__ = ["AGENT"]

@@ -64,7 +64,7 @@ def select_tools(
     return next_tools, skipped, unknown
 
 
-def absorb(state: ContractState, results: list[tuple[ToolCall, ToolResult]]) -> dict[str, Any]:
+def absorb(state: ContractState, results: list[tuple[ToolCall, ToolResult]]) -> ContractState:
     """Fold tool results into tool_history, collected_info and explored/unexplored articles."""
     iteration = state.get("iteration_count", 0) + 1
     history = list(state.get("tool_history", []))

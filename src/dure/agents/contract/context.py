@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
 
 from dure.agents.contract import prompts
+from dure.agents.contract.state import ContractState, ToolCall
 from dure.agents.contract.tools import table_of_contents
 from dure.documents.contract import Contract
 
@@ -109,7 +110,7 @@ def _section(template: str, articles: list[dict[str, Any]], budget: int) -> tupl
     return template.format(doc=articles[0]["doc"], body=body), budget - len(body)
 
 
-def answer_context(state: dict[str, Any]) -> str:
+def answer_context(state: ContractState) -> str:
     """The respond prompt's context: user's contract, standard contract, notes, previous turn."""
     collected = state.get("collected_info", [])
     by_kind = {kind: _articles(collected, kind) for kind in ("contract", "standard")}
@@ -139,10 +140,10 @@ def answer_context(state: dict[str, Any]) -> str:
 
 
 def planner_messages(
-    state: dict[str, Any],
+    state: ContractState,
     manifest: str,
     contract: Contract | None,
-    scheduled: list[dict[str, Any]],
+    scheduled: list[ToolCall],
 ) -> list[BaseMessage]:
     """The planner's prompt: question, table of contents, what was done and what is missing."""
     previous = ""

@@ -1,9 +1,12 @@
-"""What the contract agent's nodes are built with: settings, models by role, the library."""
+"""What the contract agent's nodes work with: settings, models by role, the document library."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from dure.agent import AgentContext
+from dure.agents.contract.library import index_documents, open_library
 from dure.agents.contract.scope import ScopeValidator
 from dure.agents.contract.state import ContractState
 from dure.agents.contract.tools import ContractLibrary, build_registry
@@ -15,14 +18,24 @@ from dure.tools import ToolRegistry
 
 @dataclass
 class Deps:
-    """What the nodes are built with: settings, models by role, the document library."""
+    """Built once per graph; `options` are the caller's (`contract`, `standard`, their ids)."""
 
     settings: Settings
     models: ModelSet
     library: ContractLibrary
+    options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.scope = ScopeValidator(lambda: self.models("fast"))
+
+    @classmethod
+    def from_context(cls, ctx: AgentContext) -> Deps:
+        """The library named by the context's options (see `library.open_library`)."""
+        return cls(ctx.settings, ctx.models, open_library(ctx.settings, ctx.options), ctx.options)
+
+    def document_ids(self) -> tuple[str | None, str | None]:
+        """(contract_id, standard_contract_id) of this run, indexing given files on first use."""
+        return index_documents(self.library, self.options)
 
     def registry(self, state: ContractState) -> ToolRegistry:
         """The four tools bound to this thread's contract and standard contract."""

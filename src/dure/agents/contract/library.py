@@ -1,7 +1,7 @@
 """Where the contract agent's documents live, and how a turn's files get indexed.
 
-The library is `ctx.options["library"]` when given (tests, embedding applications), else the
-search layer's collection `ctx.options["collection"]` (default `contracts`), opened once per
+The library is `options["library"]` when given (tests, embedding applications), else the
+search layer's collection `options["collection"]` (default `contracts`), opened once per
 process and settings. `index_documents` turns the `contract`/`standard` options (file paths,
 or `contract_id`/`standard_id` for documents indexed before) into document ids; indexing is
 idempotent by content hash, so naming the same file on every turn costs nothing.
@@ -13,9 +13,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from dure.agent import AgentContext
 from dure.agents.contract.tools import ContractLibrary
 from dure.errors import DureError
+from dure.retrieval.types import Kind
+from dure.settings import Settings
 
 DEFAULT_COLLECTION = "contracts"
 
@@ -27,15 +28,14 @@ class ContractFileError(DureError, FileNotFoundError):
     """A contract or standard-contract file that cannot be read."""
 
 
-def open_library(ctx: AgentContext) -> ContractLibrary:
+def open_library(s: Settings, options: dict[str, Any]) -> ContractLibrary:
     """The library the agent reads (see the module docstring)."""
-    given = ctx.options.get("library")
+    given = options.get("library")
     if given is not None:
         return given
     from dure.retrieval import open_collection
 
-    s = ctx.settings
-    name = str(ctx.options.get("collection") or DEFAULT_COLLECTION)
+    name = str(options.get("collection") or DEFAULT_COLLECTION)
     key = (name, str(s.data_dir), s.search.model_dump_json(), s.effective_database_url)
     with _lock:
         if key not in _open:
@@ -44,7 +44,7 @@ def open_library(ctx: AgentContext) -> ContractLibrary:
 
 
 def _index_one(
-    library: ContractLibrary, options: dict[str, Any], key: str, kind: str
+    library: ContractLibrary, options: dict[str, Any], key: str, kind: Kind
 ) -> str | None:
     given_id = options.get(f"{key}_id")
     if given_id:
@@ -59,10 +59,11 @@ def _index_one(
     return library.add_document(path, kind=kind)
 
 
-def index_documents(ctx: AgentContext) -> tuple[str | None, str | None]:
-    """(contract_id, standard_contract_id) for this turn's options, indexing files on first use."""
-    library = open_library(ctx)
+def index_documents(
+    library: ContractLibrary, options: dict[str, Any]
+) -> tuple[str | None, str | None]:
+    """(contract_id, standard_contract_id) for a run's options, indexing files on first use."""
     return (
-        _index_one(library, ctx.options, "contract", "contract"),
-        _index_one(library, ctx.options, "standard", "standard"),
+        _index_one(library, options, "contract", "contract"),
+        _index_one(library, options, "standard", "standard"),
     )

@@ -9,7 +9,6 @@ fields it changes. Model replies that are not the JSON asked for never crash a t
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
@@ -25,7 +24,7 @@ from dure.agents.contract.context import (
     previous_turn_from,
 )
 from dure.agents.contract.deps import Deps
-from dure.agents.contract.state import ContractState, ToolCall
+from dure.agents.contract.state import ContractState, ToolCall, last_evaluation
 from dure.errors import ErrorCode
 from dure.events import (
     ErrorEvent,
@@ -45,20 +44,15 @@ from dure.tags import ANSWER_TAG
 from dure.tools import ToolRegistry, ToolResult
 
 __all__ = [
-    "Deps",
     "check_previous_context",
     "evaluator",
     "executor",
     "parallel_executor",
     "planner",
     "respond",
-    "route_scope",
     "scope_validator",
-    "should_continue",
-    "should_execute_tools",
 ]
 
-Update = dict[str, Any]
 
 #: The planner's reply is a few tool calls; a model that starts to answer instead is cut here.
 PLANNER_MAX_TOKENS = 256
@@ -79,7 +73,7 @@ class Judgement(BaseModel):
     missing_info: str | None = None
 
 
-def _finish(text: str, error_code: ErrorCode | None = None) -> Update:
+def _finish(text: str, error_code: ErrorCode | None = None) -> ContractState:
     """End the turn with a fixed Korean message (refusal or fail-closed stop), no model call."""
     if error_code:
         emit(ErrorEvent(code=error_code, content=text))
@@ -90,17 +84,17 @@ def _finish(text: str, error_code: ErrorCode | None = None) -> Update:
 # ---------------------------------------------------------------- [1] ScopeValidator
 
 
-async def scope_validator(state: ContractState, deps: Deps) -> Update:
+async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
     """Entry: contract binding, scope (rules, then the fast model) and previous-turn detection."""
     emit(Thinking(step="scope_validator", content="질문이 계약서에 관한 것인지 확인하고 있습니다."))
-    previous = previous_turn_from(state.get("messages", []))
+    # An explicit previous turn (given with the input) wins over the checkpoint's.
+    previous = state.get("previous_turn") or previous_turn_from(state.get("messages", []))
     if not state.get("contract_id"):
         return {"previous_turn": previous, **_finish(prompts.NO_CONTRACT, ErrorCode.NO_CONTRACT)}
-    for bound_key, requested_key in (
-        ("contract_id", "requested_contract_id"),
-        ("standard_contract_id", "requested_standard_id"),
+    for bound, requested in (
+        (state.get("contract_id"), state.get("requested_contract_id")),
+        (state.get("standard_contract_id"), state.get("requested_standard_id")),
     ):
-        bound, requested = state.get(bound_key), state.get(requested_key)
         if bound and requested and requested != bound:
             contract = deps.contract(bound)
             name = (contract.title if contract else None) or bound
@@ -143,19 +137,14 @@ async def scope_validator(state: ContractState, deps: Deps) -> Update:
     }
 
 
-def route_scope(state: ContractState) -> str:
-    """`out_of_scope` (the turn already has its message) or `in_scope`."""
-    return "out_of_scope" if state.get("final_response") else "in_scope"
-
-
 # ---------------------------------------------------------------- [2] check_previous_context
 
 
-async def check_previous_context(state: ContractState, deps: Deps) -> Update:
+async def check_previous_context(state: ContractState, *, deps: Deps) -> ContractState:
     """Does the question need the previous turn? Skip if decided; false without history."""
     if state.get("need_previous_context") is not None:
         return {}
-    if len(state.get("messages", [])) <= 1 or not state.get("previous_turn"):
+    if not state.get("previous_turn"):
         return {"need_previous_context": False}
     emit(Thinking(step="check_previous_context", content="이전 대화가 필요한지 판단하고 있습니다."))
     messages = [
@@ -183,7 +172,7 @@ async def check_previous_context(state: ContractState, deps: Deps) -> Update:
 # ---------------------------------------------------------------- [3] planner
 
 
-async def planner(state: ContractState, deps: Deps) -> Update:
+async def planner(state: ContractState, *, deps: Deps) -> ContractState:
     """Choose the next tools: rule suggestion (first iteration only), then tool calling (auto)."""
     iteration = state.get("iteration_count", 0) + 1
     emit(Planning(content=f"탐색 계획을 세우고 있습니다 ({iteration}회차)."))
@@ -237,16 +226,6 @@ async def planner(state: ContractState, deps: Deps) -> Update:
     }
 
 
-def should_execute_tools(state: ContractState, max_parallel: int = 4) -> str:
-    """Seed 001's planner branch: no_tools | skip_to_evaluator | execute_parallel | _sequential."""
-    if state.get("all_tools_skipped"):
-        return "skip_to_evaluator"
-    tools = state.get("next_tools") or []
-    if not tools:
-        return "no_tools"
-    return "execute_parallel" if len(tools) > 1 and max_parallel > 1 else "execute_sequential"
-
-
 # ---------------------------------------------------------------- [4] executors
 
 
@@ -260,14 +239,14 @@ async def _run(registry: ToolRegistry, call: ToolCall) -> ToolResult:
     return result
 
 
-async def executor(state: ContractState, deps: Deps) -> Update:
+async def executor(state: ContractState, *, deps: Deps) -> ContractState:
     """Run the selected tools one after another."""
     registry = deps.registry(state)
     results = [(call, await _run(registry, call)) for call in state.get("next_tools", [])]
     return absorb(state, results)
 
 
-async def parallel_executor(state: ContractState, deps: Deps) -> Update:
+async def parallel_executor(state: ContractState, *, deps: Deps) -> ContractState:
     """Run independent tools at once, at most `contract.max_parallel_tools` at a time."""
     registry = deps.registry(state)
     gate = asyncio.Semaphore(max(1, deps.settings.contract.max_parallel_tools))
@@ -284,7 +263,7 @@ async def parallel_executor(state: ContractState, deps: Deps) -> Update:
 # ---------------------------------------------------------------- [5] evaluator
 
 
-async def evaluator(state: ContractState, deps: Deps) -> Update:
+async def evaluator(state: ContractState, *, deps: Deps) -> ContractState:
     """Is the collected information sufficient? Limit, no progress, rule, then the smart model."""
     count = state.get("iteration_count", 0) + 1
     limit = deps.settings.contract.max_iterations
@@ -305,7 +284,7 @@ async def evaluator(state: ContractState, deps: Deps) -> Update:
             "reasoning": note,
         }
         return {"iteration_count": count, "decision_log": [*log, entry]}
-    if state.get("all_tools_skipped") and _last_evaluation(state):
+    if state.get("all_tools_skipped") and last_evaluation(state):
         # The planner found nothing new since the last judgement: asking again would only
         # repeat it, so the loop ends here with what was collected.
         emit(EvaluationResult(is_sufficient=False, content=prompts.NO_PROGRESS_NOTE))
@@ -363,20 +342,10 @@ async def evaluator(state: ContractState, deps: Deps) -> Update:
     return {"iteration_count": count, "missing_info": missing, "decision_log": [*log, entry]}
 
 
-def _last_evaluation(state: ContractState) -> dict[str, Any]:
-    log = state.get("decision_log", [])
-    return next((d for d in reversed(log) if d["node"] == "evaluator"), {})
-
-
-def should_continue(state: ContractState) -> str:
-    """Seed 000's `should_continue`: the last evaluator decision's action."""
-    return "continue" if _last_evaluation(state).get("action") == "continue" else "finish"
-
-
 # ---------------------------------------------------------------- [6] respond
 
 
-async def respond(state: ContractState, deps: Deps) -> Update:
+async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     """Write the answer from the collected information (streamed), then list its sources."""
     if state.get("error"):
         return _finish(prompts.STRUCTURED_ERROR, state["error"])
@@ -386,7 +355,7 @@ async def respond(state: ContractState, deps: Deps) -> Update:
         messages = [SystemMessage(prompts.SMALLTALK_SYSTEM), HumanMessage(question)]
     else:
         context = answer_context(state)
-        if _last_evaluation(state).get("by") == "limit":
+        if last_evaluation(state).get("by") == "limit":
             context += prompts.LIMIT_REACHED_HINT
         messages = [
             SystemMessage(prompts.RESPOND_SYSTEM),

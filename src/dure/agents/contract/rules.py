@@ -72,7 +72,8 @@ def title_matches(question: str, contract: Contract) -> list[str]:
         if a.title and len(_squash(a.title)) >= 2 and _squash(a.title) in q
     ]
     if not found and len(q) <= _SHORT_QUESTION:
-        found = [a.title for a, _ in contract.find_by_title(question, limit=1, min_score=0.7)]
+        close = contract.find_by_title(question, limit=1, min_score=0.7)
+        found = [a.title for a, _ in close if a.title]
     # Longer titles are more specific ("계약의 해지" beats "계약"); keep the best few.
     return sorted(dict.fromkeys(found), key=lambda t: -len(_squash(t)))[:_MAX_TITLE_SUGGESTIONS]
 

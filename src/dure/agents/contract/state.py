@@ -1,18 +1,23 @@
-"""The contract agent's state, field by field as seeds 000 and 001 name them.
+"""The contract agent's state (docs/agents/contract.md), its input and its output.
 
-Per-turn fields are reset by `initial_state` at the start of every turn; `messages` and the
+Per-turn fields are reset by `make_input` at the start of every turn; `messages` and the
 thread's contract binding (`contract_id`, `standard_contract_id`) live on across turns in the
 checkpointer, so a thread is bound to one contract and remembers its conversation.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AnyMessage, HumanMessage
-from langgraph.graph.message import add_messages
+from langgraph.graph.message import Messages, add_messages
 
+from dure.agent import Answer, UserTurn
 from dure.errors import ErrorCode
+from dure.sources import parse_sources
+
+if TYPE_CHECKING:
+    from dure.agents.contract.deps import Deps
 
 #: How many messages a thread keeps (only the previous turn is ever read; the rest is history).
 MAX_THREAD_MESSAGES = 20
@@ -20,10 +25,10 @@ MAX_THREAD_MESSAGES = 20
 QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
 
 
-def recent_messages(old: list[AnyMessage], new: list[AnyMessage]) -> list[AnyMessage]:
+def recent_messages(old: Messages, new: Messages) -> Messages:
     """`add_messages`, keeping the last `MAX_THREAD_MESSAGES` so a long thread stays small."""
     merged = add_messages(old, new)
-    return merged[-MAX_THREAD_MESSAGES:]
+    return merged[-MAX_THREAD_MESSAGES:] if isinstance(merged, list) else merged
 
 
 def keep_binding(old: str | None, new: str | None) -> str | None:
@@ -53,7 +58,7 @@ class ContractState(TypedDict, total=False):
     # -- ScopeValidator / check_previous_context
     question_kind: QuestionKind
     need_previous_context: bool | None
-    previous_turn: list[dict[str, str]]
+    previous_turn: list[dict[str, Any]]
     # -- planner
     next_tools: list[ToolCall]
     all_tools_skipped: bool
@@ -74,10 +79,20 @@ class ContractState(TypedDict, total=False):
     error: ErrorCode | None
 
 
-def initial_state(
+def make_input(turn: UserTurn, deps: Deps) -> ContractState:
+    """A turn's input: the message, the thread's documents (indexed on first use), and every
+    per-turn field reset. An explicit previous turn replaces the one the checkpoint holds."""
+    contract_id, standard_id = deps.document_ids()
+    return {
+        **reset_turn(turn.message, contract_id, standard_id),
+        "previous_turn": [dict(m) for m in turn.previous_turn or []],
+    }
+
+
+def reset_turn(
     message: str, contract_id: str | None = None, standard_contract_id: str | None = None
-) -> dict[str, Any]:
-    """The graph input for one user turn: the new message and every per-turn field reset."""
+) -> ContractState:
+    """The new message and every per-turn field reset."""
     return {
         "user_message": message,
         "messages": [HumanMessage(message)],
@@ -101,3 +116,14 @@ def initial_state(
         "sources": [],
         "error": None,
     }
+
+
+def output(values: ContractState) -> Answer:
+    """The final answer and its cited articles."""
+    return Answer(values.get("final_response", ""), parse_sources(values.get("sources")))
+
+
+def last_evaluation(state: ContractState) -> dict[str, Any]:
+    """The evaluator's latest entry in the decision log (empty before its first round)."""
+    log = state.get("decision_log", [])
+    return next((d for d in reversed(log) if d["node"] == "evaluator"), {})

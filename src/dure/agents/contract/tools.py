@@ -11,12 +11,14 @@ lists them (`kind`, `article_no`, `title`, `references`) for the executors' book
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from dure.documents.contract import Article, Contract
+from dure.retrieval.types import Kind
 from dure.sources import Source, SourceKind
 from dure.tools import Tool, ToolRegistry, ToolResult
 
@@ -38,7 +40,7 @@ class Hit(Protocol):
 
     doc: str
     doc_id: str
-    kind: str
+    kind: Kind
     article_no: str | None
     article_title: str | None
     score: float
@@ -48,7 +50,7 @@ class Hit(Protocol):
 class ContractLibrary(Protocol):
     """What the contract agent needs from the search layer."""
 
-    def add_document(self, path_or_text: Path | str, kind: str = "document") -> str:
+    def add_document(self, source: Path | str, kind: Kind = "document") -> str:
         """Index a document (idempotent by content hash); its `doc_id`."""
         ...
 
@@ -57,8 +59,12 @@ class ContractLibrary(Protocol):
         ...
 
     def search(
-        self, query: str, top_k: int = 5, kind: str | None = None, doc_id: str | None = None
-    ) -> list[Hit]:
+        self,
+        query: str,
+        top_k: int | None = None,
+        kind: Kind | None = None,
+        doc_id: str | None = None,
+    ) -> Sequence[Hit]:
         """Hybrid search, best first."""
         ...
 
@@ -138,7 +144,7 @@ def _article_result(
     )
 
 
-def _hits_result(library: ContractLibrary, hits: list[Hit], kind: SourceKind) -> ToolResult:
+def _hits_result(library: ContractLibrary, hits: Sequence[Hit], kind: SourceKind) -> ToolResult:
     """Search hits as one result, one entry per article (chunks of one article merged)."""
     seen: dict[tuple[str, str | None], Hit] = {}
     for h in hits:

@@ -1,12 +1,20 @@
-"""Plan-then-execute agent (seed 004): intent → JSON plan → LLM-free executor → answer."""
+"""The plan-then-execute agent (docs/agents/pte.md): intent → JSON plan → LLM-free executor →
+re-planner → answer, failing closed with an audit trail."""
+
+from __future__ import annotations
 
 from dure.agent import AgentSpec
-from dure.agents.pte.graph import build_graph, make_input, output
+from dure.agents.pte.deps import Deps
+from dure.agents.pte.graph import EDGES, NODES
+from dure.agents.pte.state import PTEState, make_input, output
 
 AGENT = AgentSpec(
     name="pte",
     title="계획-실행 에이전트",
-    build=build_graph,
+    state=PTEState,
+    deps=Deps.from_context,
+    nodes=NODES,
+    edges=EDGES,
     make_input=make_input,
     output=output,
 )

@@ -7,16 +7,17 @@ planner 1, executor 0, replanner 1 per failure, final_answer 1, error_handler 0.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from dure.agents.pte import prompts
 from dure.agents.pte.dag import run_plan, successful_outputs
+from dure.agents.pte.deps import Deps
 from dure.agents.pte.intent import IntentDecision, is_chitchat
-from dure.agents.pte.plan import FailClosed, compile_plan, fail_code
-from dure.agents.pte.state import PTEState
+from dure.agents.pte.plan import FailClosed, compile_plan
+from dure.agents.pte.state import PTEState, step_sources
+from dure.errors import ErrorCode
 from dure.events import (
     ErrorEvent,
     Generating,
@@ -27,11 +28,8 @@ from dure.events import (
     ToolSelected,
     emit,
 )
-from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
-from dure.settings import Settings
-from dure.sources import Source, unique_sources
+from dure.llm import StructuredOutputError, agenerate_structured
 from dure.tags import ANSWER_TAG
-from dure.tools.base import ToolRegistry
 
 #: Messages of earlier turns shown to the models.
 PROMPT_HISTORY = 10
@@ -39,15 +37,6 @@ PROMPT_HISTORY = 10
 STORED_HISTORY = 40
 #: Longest single text (message, step output) put into a prompt.
 CLIP_CHARS = 3000
-
-
-@dataclass(frozen=True)
-class Deps:
-    """What the nodes work with; bound once when the graph is built."""
-
-    settings: Settings
-    models: ModelSet
-    tools: ToolRegistry
 
 
 def _clip(text: str, limit: int = CLIP_CHARS) -> str:
@@ -91,19 +80,7 @@ def _with_turn(state: PTEState, result: str) -> list[dict]:
     return [*(state.get("messages") or []), *turn][-STORED_HISTORY:]
 
 
-def step_sources(past_steps: list[dict[str, Any]]) -> list[Source]:
-    """The sources the successful steps returned, without repeats."""
-    return unique_sources(
-        [
-            Source.model_validate(s)
-            for r in past_steps
-            if r.get("status") == "success"
-            for s in r.get("sources", [])
-        ]
-    )
-
-
-async def intent_classifier(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+async def intent_classifier(state: PTEState, *, deps: Deps) -> PTEState:
     """Intent, a context-complete rewrite of the request, and whether tools are needed."""
     text = state["input"]
     if is_chitchat(text):  # rule-based: obvious chitchat needs no LLM call
@@ -121,7 +98,7 @@ async def intent_classifier(state: PTEState, *, deps: Deps) -> dict[str, Any]:
     try:
         d = await agenerate_structured(deps.models("fast"), messages, IntentDecision)
     except StructuredOutputError as e:  # fail closed: no guessed intent
-        return {"error": str(FailClosed("intent", e.reason))}
+        return FailClosed(ErrorCode.INTENT, e.reason).update()
     tool_note = "도구 필요" if d.needs_tool else "도구 불필요"
     emit(
         Thinking(
@@ -132,7 +109,7 @@ async def intent_classifier(state: PTEState, *, deps: Deps) -> dict[str, Any]:
     return {"intent": d.intent, "rewritten_query": d.rewritten_query, "needs_tool": d.needs_tool}
 
 
-async def planner(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+async def planner(state: PTEState, *, deps: Deps) -> PTEState:
     """Compile the request into a JSON plan over the allowed tools (one LLM call)."""
     emit(Planning(content="실행 계획을 세우는 중입니다."))
     messages = [
@@ -155,12 +132,12 @@ async def planner(state: PTEState, *, deps: Deps) -> dict[str, Any]:
             deps.models("smart"), messages, state.get("available_tools") or []
         )
     except FailClosed as e:
-        return {"error": str(e), "plan": []}
+        return e.update()
     emit(ToolSelected(content=f"{len(plan)}단계 계획", tools=_tools_of(plan)))
     return {"plan": plan}
 
 
-async def executor(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+async def executor(state: PTEState, *, deps: Deps) -> PTEState:
     """Run the plan without any LLM call; independent steps run concurrently."""
     plan = state.get("plan") or []
     past = state.get("past_steps") or []
@@ -188,12 +165,12 @@ async def executor(state: PTEState, *, deps: Deps) -> dict[str, Any]:
     return {"past_steps": [*past, *run.records], "plan": run.remaining}
 
 
-async def replanner(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+async def replanner(state: PTEState, *, deps: Deps) -> PTEState:
     """After a failed step: one LLM call for a revised plan, within `max_replans`."""
     count = state.get("replan_count", 0)
     limit = deps.settings.pte.max_replans
     if count >= limit:
-        return {"error": str(FailClosed("replan_limit", f"{limit}회")), "plan": []}
+        return FailClosed(ErrorCode.REPLAN_LIMIT, f"{limit}회").update()
     emit(Planning(content="실패한 단계를 분석해 계획을 고치는 중입니다."))
     past = state.get("past_steps") or []
     done = successful_outputs(past)
@@ -222,12 +199,12 @@ async def replanner(state: PTEState, *, deps: Deps) -> dict[str, Any]:
             deps.models("smart"), messages, state.get("available_tools") or [], done
         )
     except FailClosed as e:
-        return {"error": str(e), "plan": [], "replan_count": count + 1}
+        return {**e.update(), "replan_count": count + 1}
     emit(ToolSelected(content=f"재계획 {count + 1}회: {len(plan)}단계", tools=_tools_of(plan)))
     return {"plan": plan, "replan_count": count + 1}
 
 
-async def final_answer(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     """One streamed LLM call: tool results (FINAL_ANSWER_PROMPT) or plain conversation."""
     emit(Generating(content="답변을 작성하는 중입니다."))
     past = state.get("past_steps") or []
@@ -255,9 +232,9 @@ async def final_answer(state: PTEState, *, deps: Deps) -> dict[str, Any]:
     return {"result": result, "messages": _with_turn(state, result)}
 
 
-async def error_handler(state: PTEState, *, deps: Deps) -> dict[str, Any]:
+async def error_handler(state: PTEState, *, deps: Deps) -> PTEState:
     """Fail closed: stop at once with the reason, no LLM call."""
     error = state.get("error") or "알 수 없는 오류"
     result = f"실행이 중단되었습니다: {error}"
-    emit(ErrorEvent(code=fail_code(error), content=result))
+    emit(ErrorEvent(code=state.get("error_code") or ErrorCode.INTERNAL, content=result))
     return {"result": result, "messages": _with_turn(state, result)}

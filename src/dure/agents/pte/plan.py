@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
+from dure.agents.pte.state import PTEState
+from dure.errors import ErrorCode
 from dure.llm.structured import StructuredOutputError, agenerate_structured
 
 #: Upper bound on the steps of one plan (a runaway plan is a schema failure, not a long run).
@@ -30,30 +32,27 @@ _REF = re.compile(r"^step_([0-9]+)$")
 #: grammar parser rejects `\d`).
 StepRef = Annotated[str, Field(pattern=_REF.pattern)]
 
-FailCode = Literal["invalid_json", "schema", "tool_not_allowed", "replan_limit", "intent"]
-
-#: The seed's fail-closed table: code → the label that starts the error message.
-FAIL_CLOSED: dict[FailCode, str] = {
-    "invalid_json": "Invalid JSON",
-    "schema": "Schema validation failed",
-    "tool_not_allowed": "Tool not allowed",
-    "replan_limit": "Replan limit exceeded",
-    "intent": "Intent classification failed",
+#: The fail-closed table: code → the label that starts the error message.
+FAIL_CLOSED: dict[ErrorCode, str] = {
+    ErrorCode.INVALID_JSON: "Invalid JSON",
+    ErrorCode.SCHEMA: "Schema validation failed",
+    ErrorCode.TOOL_NOT_ALLOWED: "Tool not allowed",
+    ErrorCode.REPLAN_LIMIT: "Replan limit exceeded",
+    ErrorCode.INTENT: "Intent classification failed",
 }
 
 
 class FailClosed(ValueError):
     """What stops the run at once: one row of the fail-closed table (plus a failed intent)."""
 
-    def __init__(self, code: FailCode, detail: str = "") -> None:
+    def __init__(self, code: ErrorCode, detail: str = "") -> None:
         label = FAIL_CLOSED[code]
         super().__init__(f"{label}: {detail}" if detail else label)
         self.code = code
 
-
-def fail_code(error: str) -> str:
-    """The fail-closed code an error message starts with (`error` when none matches)."""
-    return next((c for c, label in FAIL_CLOSED.items() if error.startswith(label)), "error")
+    def update(self) -> PTEState:
+        """The state fields that stop the run: the message and its code."""
+        return {"error": str(self), "error_code": self.code, "plan": []}
 
 
 def step_dependencies(step: dict[str, Any]) -> list[int]:
@@ -112,7 +111,7 @@ def plan_schema(allowed: tuple[str, ...]) -> type[Plan]:
     return create_model(
         "Plan",
         __base__=Plan,
-        plan=(list[step], Field(max_length=MAX_STEPS, description="실행할 단계 목록")),  # type: ignore[valid-type]
+        plan=(list[step], Field(max_length=MAX_STEPS, description="실행할 단계 목록")),
     )
 
 
@@ -129,18 +128,19 @@ def check_plan(
     for step in plan.plan:
         if step.tool not in allowed:
             raise FailClosed(
-                "tool_not_allowed", f"{step.tool} (허용된 도구: {', '.join(allowed) or '없음'})"
+                ErrorCode.TOOL_NOT_ALLOWED,
+                f"{step.tool} (허용된 도구: {', '.join(allowed) or '없음'})",
             )
     seen: set[int] = set()
     steps = [s.model_dump(exclude_none=True) for s in plan.plan]
-    for step in steps:
-        sid = step["step_id"]
+    for dumped in steps:
+        sid = dumped["step_id"]
         if sid in seen or sid in done:
-            raise FailClosed("schema", f"step_id {sid}가 중복됩니다")
-        missing = [d for d in step_dependencies(step) if d not in seen and d not in done]
+            raise FailClosed(ErrorCode.SCHEMA, f"step_id {sid}가 중복됩니다")
+        missing = [d for d in step_dependencies(dumped) if d not in seen and d not in done]
         if missing:
             refs = ", ".join(f"step_{d}" for d in missing)
-            raise FailClosed("schema", f"step {sid}이(가) 앞에 없는 {refs}를 참조합니다")
+            raise FailClosed(ErrorCode.SCHEMA, f"step {sid}이(가) 앞에 없는 {refs}를 참조합니다")
         seen.add(sid)
     return steps
 
@@ -165,6 +165,6 @@ async def compile_plan(
         parsed = await agenerate_structured(model, messages, plan_schema(tuple(allowed)))
     except StructuredOutputError as e:
         if e.reason == "invalid JSON":
-            raise FailClosed("invalid_json") from e
-        raise FailClosed("schema", _schema_detail(e)) from e
+            raise FailClosed(ErrorCode.INVALID_JSON) from e
+        raise FailClosed(ErrorCode.SCHEMA, _schema_detail(e)) from e
     return check_plan(parsed, allowed, done)

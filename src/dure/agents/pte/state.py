@@ -1,12 +1,18 @@
-"""Seed 004's `PTEState`, and the fresh per-turn part of it."""
+"""The plan-then-execute agent's state (docs/agents/pte.md), its input and its output."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 from zoneinfo import ZoneInfo
 
+from dure.agent import Answer, UserTurn
+from dure.errors import ErrorCode
+from dure.sources import Source, unique_sources
 from dure.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    from dure.agents.pte.deps import Deps
 
 KST = ZoneInfo("Asia/Seoul")
 
@@ -39,6 +45,7 @@ class PTEState(TypedDict, total=False):
     # 제어
     replan_count: int  # 재계획 횟수 (무한 루프 방지)
     error: str | None  # 에러 메시지 (있으면 즉시 중단)
+    error_code: ErrorCode | None  # 에러 코드 (그래프는 이 코드로 분기)
 
     # 출력
     result: str | None  # 사용자에게 반환할 최종 결과
@@ -50,11 +57,22 @@ def current_datetime(now: datetime | None = None) -> str:
     return f"{t:%Y-%m-%d} ({_WEEKDAYS[t.weekday()]}) {t:%H:%M} KST"
 
 
-def turn_input(message: str, tools: ToolRegistry) -> dict[str, Any]:
-    """The state a new turn starts from: every per-turn field reset, `messages` kept.
+def make_input(turn: UserTurn, deps: Deps) -> PTEState:
+    """A new turn: the message, the time in Seoul, the tool manifest, per-turn fields reset.
 
-    `messages` is left out on purpose: the checkpointer carries the thread's history forward.
+    `messages` is left out unless a previous turn is given explicitly: the checkpointer
+    carries the thread's history forward.
     """
+    state = turn_input(turn.message, deps.tools)
+    if turn.previous_turn is not None:
+        state["messages"] = [
+            {"role": m["role"], "content": m["content"]} for m in turn.previous_turn
+        ]
+    return state
+
+
+def turn_input(message: str, tools: ToolRegistry) -> PTEState:
+    """Every per-turn field reset for `message`."""
     return {
         "input": message,
         "current_datetime": current_datetime(),
@@ -67,5 +85,23 @@ def turn_input(message: str, tools: ToolRegistry) -> dict[str, Any]:
         "past_steps": [],
         "replan_count": 0,
         "error": None,
+        "error_code": None,
         "result": None,
     }
+
+
+def output(values: PTEState) -> Answer:
+    """The answer and the sources the successful steps returned."""
+    return Answer(values.get("result") or "", step_sources(values.get("past_steps") or []))
+
+
+def step_sources(past_steps: list[dict[str, Any]]) -> list[Source]:
+    """The sources the successful steps returned, without repeats."""
+    return unique_sources(
+        [
+            Source.model_validate(s)
+            for r in past_steps
+            if r.get("status") == "success"
+            for s in r.get("sources", [])
+        ]
+    )

@@ -1,4 +1,4 @@
-"""The task agent (seed 003): slot filling with a rule-based Q&A gate, then worker agents.
+"""The task agent (docs/agents/tasks.md): slot filling with a rule-based Q&A gate, then workers.
 
 The gate decides by rules whether every required slot is filled (then no LLM call at all);
 the LLM only phrases the one question when something is missing. Intents are data
@@ -7,30 +7,20 @@ the LLM only phrases the one question when something is missing. Intents are dat
 
 from __future__ import annotations
 
-from typing import Any
-
-from dure.agent import AgentContext, AgentSpec
-from dure.agents.tasks.graph import build_graph
-from dure.agents.tasks.nodes import turn_now
-from dure.sources import Source, parse_sources
-
-
-def make_input(message: str, ctx: AgentContext) -> dict[str, Any]:
-    """A new request (a reply to a pending question resumes the interrupt instead)."""
-    return {"user_input": message, "now": turn_now(ctx).isoformat()}
-
-
-def output(values: dict[str, Any]) -> tuple[str, list[Source]]:
-    """The answer and the places or rooms it names."""
-    return values.get("answer", ""), parse_sources(values.get("sources"))
-
+from dure.agent import AgentSpec
+from dure.agents.tasks.deps import Deps
+from dure.agents.tasks.graph import EDGES, NODES
+from dure.agents.tasks.state import TaskState, make_input, output
 
 AGENT = AgentSpec(
     name="tasks",
     title="작업 도우미 (점심 추천·회의실 예약)",
-    build=build_graph,
+    state=TaskState,
+    deps=Deps.from_context,
+    nodes=NODES,
+    edges=EDGES,
     make_input=make_input,
     output=output,
 )
 
-__all__ = ["AGENT", "build_graph"]
+__all__ = ["AGENT"]

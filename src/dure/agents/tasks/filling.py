@@ -11,28 +11,28 @@ from datetime import date, datetime
 
 from dure.agents.tasks.schema import IntentSchema
 from dure.agents.tasks.slots.parser import PARTIAL_DATE, ParseResult
-from dure.agents.tasks.slots.when import SEOUL, resolve
+from dure.agents.tasks.slots.when import SEOUL, resolve_at
 from dure.agents.tasks.state import ConversationState
 
 
 def _merge_datetime(conv: ConversationState, name: str, result: ParseResult, now: datetime) -> bool:
-    if result.day is None and result.at is None:
-        return False
+    day, at = result.day, result.at
     current = conv.slots.get(name)
     current_dt = datetime.fromisoformat(current) if current else None
-    if result.at is None:  # a date alone moves the existing time, or waits for one
+    if at is None:  # a date alone moves the existing time, or waits for one
+        if day is None:
+            return False
         if current_dt is None:
-            conv.slots[PARTIAL_DATE] = result.day.isoformat()  # type: ignore[union-attr]
+            conv.slots[PARTIAL_DATE] = day.isoformat()
             return True
-        full = datetime.combine(result.day, current_dt.time().replace(tzinfo=None), tzinfo=SEOUL)  # type: ignore[arg-type]
+        full = datetime.combine(day, current_dt.time().replace(tzinfo=None), tzinfo=SEOUL)
     else:
-        day = result.day
         if day is None and current_dt is not None:
             day = current_dt.date()
         elif day is None and conv.slots.get(PARTIAL_DATE):
             day = date.fromisoformat(conv.slots[PARTIAL_DATE])
-        full = resolve(day, result.at, now)  # type: ignore[assignment]
-    conv.slots[name] = full.isoformat()  # type: ignore[union-attr]
+        full = resolve_at(day, at, now)
+    conv.slots[name] = full.isoformat()
     conv.slots.pop(PARTIAL_DATE, None)
     return True
 

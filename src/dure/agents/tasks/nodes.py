@@ -16,8 +16,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import interrupt
 
-from dure.agent import AgentContext
 from dure.agents.tasks import prompts
+from dure.agents.tasks.deps import Deps
 from dure.agents.tasks.detect import detect_intent
 from dure.agents.tasks.extraction import llm_fill
 from dure.agents.tasks.filling import apply_parse
@@ -25,8 +25,14 @@ from dure.agents.tasks.intents import get_intent, task_intents
 from dure.agents.tasks.question import known_values, phrase_question
 from dure.agents.tasks.schema import IntentSchema
 from dure.agents.tasks.slots.parser import parse_slots
-from dure.agents.tasks.slots.when import SEOUL, as_seoul
-from dure.agents.tasks.state import AgentStep, ConversationState, TaskState, new_step
+from dure.agents.tasks.slots.when import as_seoul
+from dure.agents.tasks.state import (
+    AgentStep,
+    ConversationState,
+    StepStatus,
+    TaskState,
+    new_step,
+)
 from dure.agents.tasks.workers import WorkerInput, WorkerResult, get_worker, worker_description
 from dure.errors import ErrorCode
 from dure.events import ErrorEvent, Generating, Planning, Slots, Thinking, emit
@@ -50,25 +56,36 @@ def _is_yes(text: str) -> bool:
     return first in _YES
 
 
-def turn_now(ctx: AgentContext) -> datetime:
-    """The present in Asia/Seoul (`ctx.options["now"]` pins it, for tests and benchmarks)."""
-    fixed = ctx.options.get("now")
-    if fixed:
-        return as_seoul(
-            fixed if isinstance(fixed, datetime) else datetime.fromisoformat(str(fixed))
-        )
-    return datetime.now(SEOUL)
-
-
 def _loaded(state: TaskState) -> tuple[ConversationState, IntentSchema, datetime]:
     conv = ConversationState.from_dict(state.get("conversation"))
     return conv, get_intent(conv.intent), as_seoul(datetime.fromisoformat(state["now"]))
 
 
-def _with(steps: list[AgentStep], i: int, **changes: Any) -> list[AgentStep]:
-    updated = list(steps)
-    updated[i] = {**steps[i], **changes}  # type: ignore[typeddict-item]
-    return updated
+def _with(
+    steps: list[AgentStep],
+    i: int,
+    *,
+    status: StepStatus | None = None,
+    message: str | None = None,
+    final_data: dict[str, Any] | None = None,
+) -> list[AgentStep]:
+    """`steps` with step `i` changed."""
+    step = steps[i].copy()
+    if status is not None:
+        step["status"] = status
+    if message is not None:
+        step["message"] = message
+    if final_data is not None:
+        step["final_data"] = final_data
+    return [*steps[:i], step, *steps[i + 1 :]]
+
+
+def _current(state: TaskState) -> tuple[int, list[AgentStep]]:
+    """The step the orchestrator chose, and every step (step nodes run only after a choice)."""
+    i = state.get("current")
+    if i is None:
+        raise RuntimeError("a step node ran without a current step")
+    return i, state["steps"]
 
 
 async def _fill(
@@ -76,16 +93,16 @@ async def _fill(
     schema: IntentSchema,
     text: str,
     now: datetime,
-    ctx: AgentContext,
+    deps: Deps,
     expect: list[str],
 ) -> None:
     apply_parse(conv, parse_slots(text, schema, now, expect), schema, now)
     if (
-        ctx.settings.tasks.llm_extraction
+        deps.settings.tasks.llm_extraction
         and schema.slots
         and not conv.is_required_slots_filled(now)
     ):
-        await llm_fill(text, conv, schema, now, ctx.models("fast"))
+        await llm_fill(text, conv, schema, now, deps.models("fast"))
 
 
 def plan_steps(schema: IntentSchema) -> list[AgentStep]:
@@ -99,13 +116,13 @@ def plan_steps(schema: IntentSchema) -> list[AgentStep]:
     return steps
 
 
-async def planner(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+async def planner(state: TaskState, *, deps: Deps) -> TaskState:
     """Detect the intent, start (or continue) its conversation state, parse, plan the steps."""
     text = state["user_input"]
     now = as_seoul(datetime.fromisoformat(state["now"]))
     previous = ConversationState.from_dict(state.get("conversation"))
     emit(Thinking(step="planner", content="요청을 분석하는 중입니다."))
-    detection = await detect_intent(text, previous.intent or None, now, ctx.models("fast"))
+    detection = await detect_intent(text, previous.intent or None, now, deps.models("fast"))
     schema = get_intent(detection.intent)
     if detection.how == "continue":
         # "4명으로 바꿔줘" after a finished task: the same task again, with the change.
@@ -116,7 +133,7 @@ async def planner(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
         conv.optional_slots = [s for s in conv.optional_slots if s not in conv.required_slots]
     else:
         conv = ConversationState.for_intent(schema, text)
-    await _fill(conv, schema, text, now, ctx, expect=[])
+    await _fill(conv, schema, text, now, deps, expect=[])
     steps = plan_steps(schema)
     emit(Thinking(step="planner", content=f"작업: {schema.title} (판단: {detection.how})"))
     emit(Planning(content=[f"{s['agent_name']}: {s['description']}" for s in steps]))
@@ -133,7 +150,7 @@ async def planner(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
     }
 
 
-async def orchestrator(state: TaskState) -> dict[str, Any]:
+async def orchestrator(state: TaskState, *, deps: Deps) -> TaskState:
     """The next step that is not done; completed steps are skipped (never run twice)."""
     steps = state.get("steps") or []
     for i, step in enumerate(steps):
@@ -146,34 +163,23 @@ async def orchestrator(state: TaskState) -> dict[str, Any]:
     return {"current": None}
 
 
-def route(state: TaskState) -> str:
-    """Edge out of the orchestrator."""
-    i = state.get("current")
-    if i is None:
-        return "final_answer"
-    step = state["steps"][i]
-    if step["status"] == "waiting_user":
-        return "wait_user"
-    return {"qa": "qa_agent", "confirm": "confirm", "worker": "worker"}[step["kind"]]
-
-
-async def qa_agent(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+async def qa_agent(state: TaskState, *, deps: Deps) -> TaskState:
     """The gate: required slots filled → COMPLETED with no LLM call; else one LLM-phrased question."""
     conv, schema, now = _loaded(state)
-    i, steps = state["current"], state["steps"]
+    i, steps = _current(state)
     missing = conv.get_missing_required_slots(now)  # rules, before any LLM call
     conv.pending_slots = missing
     emit(Slots(content=dict(conv.slots), missing=missing))
     if not missing:
         emit(Thinking(step="qa_agent", content=prompts.GATE_MESSAGE))
-        final = {
+        passed: dict[str, Any] = {
             "conversation_state": conv.to_dict(),
             "reason": "required_slots_filled",
             "agent_name": "qa_agent",
         }
         return {
             "steps": _with(
-                steps, i, status="completed", message=prompts.GATE_MESSAGE, final_data=final
+                steps, i, status="completed", message=prompts.GATE_MESSAGE, final_data=passed
             ),
             "conversation": conv.to_dict(),
             "question": "",
@@ -181,9 +187,14 @@ async def qa_agent(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
     labels = ", ".join(s.label for s in (schema.spec(n) for n in missing) if s)
     emit(Thinking(step="qa_agent", content=f"빠진 정보({labels})를 묻는 질문을 만드는 중입니다."))
     q = await phrase_question(
-        conv, schema, missing, ctx.models("fast"), now, state.get("last_message", "")
+        conv, schema, missing, deps.models("fast"), now, state.get("last_message", "")
     )
-    final = {"pattern": q.pattern, "source": q.source, "missing": missing, "problem": q.problem}
+    final: dict[str, Any] = {
+        "pattern": q.pattern,
+        "source": q.source,
+        "missing": missing,
+        "problem": q.problem,
+    }
     return {
         "steps": _with(steps, i, status="waiting_user", message=q.text, final_data=final),
         "conversation": conv.to_dict(),
@@ -191,19 +202,16 @@ async def qa_agent(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
     }
 
 
-def _cancelled(steps: list[AgentStep]) -> dict[str, Any]:
-    return {
-        "steps": [
-            {**s, "status": s["status"] if s["status"] in DONE else "cancelled"} for s in steps
-        ],
-        "cancelled": True,
-        "question": "",
-    }
+def _cancelled(steps: list[AgentStep]) -> TaskState:
+    kept: list[AgentStep] = []
+    for step in steps:
+        kept.append(step if step["status"] in DONE else {**step, "status": "cancelled"})
+    return {"steps": kept, "cancelled": True, "question": ""}
 
 
-async def wait_user(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+async def wait_user(state: TaskState, *, deps: Deps) -> TaskState:
     """Wait for the reply (interrupt), then parse it into the slots; the gate checks again."""
-    i, steps = state["current"], state["steps"]
+    i, steps = _current(state)
     asked = steps[i]["final_data"]
     reply = interrupt(
         {
@@ -213,11 +221,11 @@ async def wait_user(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
             "missing": asked.get("missing", []),
         }
     )
-    text, now = str(reply), turn_now(ctx)
+    text, now = str(reply), deps.now()
     if _CANCEL.search(text):
         return _cancelled(steps)
     conv, schema, _ = _loaded(state)
-    await _fill(conv, schema, text, now, ctx, expect=list(asked.get("missing", [])))
+    await _fill(conv, schema, text, now, deps, expect=list(asked.get("missing", [])))
     return {
         "steps": _with(steps, i, status="pending"),
         "conversation": conv.to_dict(),
@@ -236,10 +244,10 @@ def confirm_summary(conv: ConversationState, schema: IntentSchema, now: datetime
     return f"{schema.title}: {', '.join(parts)}."
 
 
-async def confirm(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+async def confirm(state: TaskState, *, deps: Deps) -> TaskState:
     """CONFIRM before acting (rule-based, no LLM): yes → approved, no → cancelled, a change → re-check."""
     conv, schema, now = _loaded(state)
-    i, steps = state["current"], state["steps"]
+    i, steps = _current(state)
     key = schema.approval or "approval"
     if conv.approvals.get(key):
         return {"steps": _with(steps, i, status="completed", message="승인됨")}
@@ -249,14 +257,14 @@ async def confirm(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
     text = str(
         interrupt({"question": question, "pattern": "CONFIRM", "slots": conv.slots, "missing": []})
     )
-    now = turn_now(ctx)
+    now = deps.now()
     before = dict(conv.slots)
     apply_parse(conv, parse_slots(text, schema, now), schema, now)
     if conv.slots != before:  # new conditions: the gate checks them, then we confirm again
-        reopened = [
-            {**s, "status": "pending"} if s["kind"] == "qa" and j < i else s
-            for j, s in enumerate(steps)
-        ]
+        reopened = steps
+        for j, step in enumerate(steps[:i]):
+            if step["kind"] == "qa":
+                reopened = _with(reopened, j, status="pending")
         return {
             "steps": reopened,
             "conversation": conv.to_dict(),
@@ -275,16 +283,17 @@ async def confirm(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
     return {"steps": _with(steps, i, final_data={"asked": True}), "last_message": text}
 
 
-async def worker(state: TaskState, config: RunnableConfig, *, ctx: AgentContext) -> dict[str, Any]:
+async def worker(state: TaskState, config: RunnableConfig, *, deps: Deps) -> TaskState:
     """Run the step's worker agent with the filled slots and earlier workers' results."""
     conv, _, now = _loaded(state)
-    i, steps = state["current"], state["steps"]
+    i, steps = _current(state)
     name = steps[i]["agent_name"]
     emit(Thinking(step=name, content=f"{steps[i]['description']} 중입니다."))
     earlier = {k: WorkerResult.model_validate(v) for k, v in (state.get("results") or {}).items()}
     thread = str((config.get("configurable") or {}).get("thread_id", ""))
+    status: StepStatus
     try:
-        result = await get_worker(name)(WorkerInput(conv, now, ctx, thread, earlier))
+        result = await get_worker(name)(WorkerInput(conv, now, deps.settings, thread, earlier))
         status = "completed"
     except Exception:  # a worker's failure becomes its result; the answer says so
         log.exception("worker %s failed", name)
@@ -301,13 +310,13 @@ async def worker(state: TaskState, config: RunnableConfig, *, ctx: AgentContext)
     }
 
 
-async def final_answer(state: TaskState, *, ctx: AgentContext) -> dict[str, Any]:
+async def final_answer(state: TaskState, *, deps: Deps) -> TaskState:
     """The answer: the workers' results phrased by the `smart` model (streamed), or a reply."""
     emit(Generating(content="답변을 작성하는 중입니다."))
     if state.get("cancelled"):
         return {"answer": state.get("answer") or prompts.CANCELLED, "sources": []}
     conv, schema, now = _loaded(state)
-    model, tagged = ctx.models("smart"), {"tags": [ANSWER_TAG]}
+    model, tagged = deps.models("smart"), RunnableConfig(tags=[ANSWER_TAG])
     if not schema.workers:
         tasks = ", ".join(i.title for i in task_intents())
         messages = [

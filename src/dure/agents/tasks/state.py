@@ -1,4 +1,4 @@
-"""State of the task agent: the seed's `ConversationState`, its workflow steps, the graph state.
+"""The task agent's state (docs/agents/tasks.md): `ConversationState`, steps, the graph state.
 
 `ConversationState` (`intent`, `slots`, `required_slots`, `pending_slots`, `defaults`,
 `approvals`, `get_missing_required_slots()`, `is_required_slots_filled()`) also has
@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from dure.agent import Answer, UserTurn
 from dure.agents.tasks.intents import get_intent
 from dure.agents.tasks.schema import IntentSchema
 from dure.agents.tasks.slots.when import SEOUL, as_seoul
+from dure.sources import parse_sources
+
+if TYPE_CHECKING:
+    from dure.agents.tasks.deps import Deps
 
 
 def is_filled(value: Any) -> bool:
@@ -141,3 +146,16 @@ class TaskState(TypedDict, total=False):
     cancelled: bool
     answer: str
     sources: list[dict[str, Any]]
+
+
+def make_input(turn: UserTurn, deps: Deps) -> TaskState:
+    """A new request (a reply to a pending question resumes the interrupt instead).
+
+    An explicit previous turn is not used: what a task has established lives in its slots.
+    """
+    return {"user_input": turn.message, "now": deps.now().isoformat()}
+
+
+def output(values: TaskState) -> Answer:
+    """The answer and the places or rooms it names."""
+    return Answer(values.get("answer", ""), parse_sources(values.get("sources")))

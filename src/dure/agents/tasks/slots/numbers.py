@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from dure.documents.refs import SINO_DIGITS
 
@@ -40,9 +41,9 @@ NATIVE: dict[str, int] = {
 NATIVE_SPANS: dict[str, int] = {"한두": 2, "두세": 3, "두셋": 3, "서너": 4, "너덧": 5, "네다섯": 5}
 
 
-def alternation(words: object) -> str:
+def alternation(words: Iterable[str]) -> str:
     """A regex alternation of `words`, longest first (so 열두 wins over 열)."""
-    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))  # type: ignore[arg-type]
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
 #: A count: digits, a native word or a native span ("두세").

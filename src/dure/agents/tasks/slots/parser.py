@@ -22,7 +22,7 @@ from dure.agents.tasks.slots.when import (
     extract_dates,
     extract_durations,
     extract_times,
-    resolve,
+    resolve_at,
 )
 
 if TYPE_CHECKING:
@@ -96,9 +96,8 @@ def parse_slots(
         if spec.type == "datetime":
             day, at = u.pick("date"), u.pick("time")
             result.day, result.at = (day.value if day else None), (at.value if at else None)
-            full = resolve(result.day, result.at, now)
-            if full is not None:
-                result.slots[spec.name] = full.isoformat()
+            if result.at is not None:
+                result.slots[spec.name] = resolve_at(result.day, result.at, now).isoformat()
             elif result.day is not None:
                 result.slots[PARTIAL_DATE] = result.day.isoformat()
             elif u.only_negated("date") or u.only_negated("time"):

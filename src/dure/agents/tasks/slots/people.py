@@ -44,12 +44,12 @@ def extract_party(u: Utterance, *, expected: bool = False) -> None:
     for m in _ALONE.finditer(u.text):
         u.add("party_size", 1, m.start(), m.end())
     for m in _COUNTER.finditer(u.text):
-        n = m.group("n")
-        if m.group("c") == "분" and n.isdigit() and not _PEOPLE_AFTER_BUN.match(u.raw, m.end()):
+        word = m.group("n")
+        if m.group("c") == "분" and word.isdigit() and not _PEOPLE_AFTER_BUN.match(u.raw, m.end()):
             continue
-        if m.group("c") == "인" and not n.isdigit():
+        if m.group("c") == "인" and not word.isdigit():
             continue
-        values = [count_value(n), count_value(m.group("n2") or "")]
+        values = [count_value(word), count_value(m.group("n2") or "")]
         u.add("party_size", max(v for v in values if v), m.start(), m.end())
     for m in _PAIR.finditer(u.text):
         u.add(
@@ -58,5 +58,5 @@ def extract_party(u: Utterance, *, expected: bool = False) -> None:
             m.start(),
             m.end(),
         )
-    if expected and not u.of("party_size") and (m := _BARE.match(u.text)):
-        u.add("party_size", count_value(m.group("n")), m.start(), m.end())
+    if expected and not u.of("party_size") and (bare := _BARE.match(u.text)):
+        u.add("party_size", count_value(bare.group("n")), bare.start(), bare.end())

@@ -70,6 +70,6 @@ def extract_places(u: Utterance, *, expected: bool = False) -> None:
         for m in pattern.finditer(u.text):
             if _is_place(m.group("name")):
                 u.add("place", canonical_place(m.group("name")), m.start(), m.end())
-    if expected and not u.of("place") and (m := _BARE.match(u.text)):
-        if _is_place(m.group("name")):
-            u.add("place", canonical_place(m.group("name")), m.start(), m.end())
+    if expected and not u.of("place") and (bare := _BARE.match(u.text)):
+        if _is_place(bare.group("name")):
+            u.add("place", canonical_place(bare.group("name")), bare.start(), bare.end())

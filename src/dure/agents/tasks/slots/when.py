@@ -81,8 +81,7 @@ def _minutes(t: time) -> int:
 
 def extract_times(u: Utterance) -> None:
     """Times (`time`) and time ranges (`time` + `duration`)."""
-    found = [(m, _time_of(m)) for m in TIME.finditer(u.text)]
-    found = [(m, t) for m, t in found if t is not None]
+    found = [(m, t) for m in TIME.finditer(u.text) if (t := _time_of(m)) is not None]
     i = 0
     while i < len(found):
         m, start = found[i]
@@ -141,10 +140,8 @@ def extract_durations(u: Utterance) -> None:
         u.add("duration", minutes, m.start(), m.end())
 
 
-def resolve(day: date | None, at: time | None, now: datetime) -> datetime | None:
+def resolve_at(day: date | None, at: time, now: datetime) -> datetime:
     """A full date-time: a time without a date is its next occurrence after `now`."""
-    if at is None:
-        return None
     if day is None:
         day = (
             now.date()

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from dure.agent import AgentContext
 from dure.agents.tasks.state import ConversationState
+from dure.settings import Settings
 from dure.sources import Source
 
 
@@ -25,11 +25,11 @@ class WorkerResult(BaseModel):
 
 @dataclass
 class WorkerInput:
-    """What a worker gets: the conversation, earlier workers' results, the time, the context."""
+    """What a worker gets: the conversation, earlier workers' results, the time, the settings."""
 
     conversation: ConversationState
     now: datetime
-    ctx: AgentContext
+    settings: Settings
     thread_id: str = ""
     results: dict[str, WorkerResult] = field(default_factory=dict)
 

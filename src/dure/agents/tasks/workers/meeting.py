@@ -20,7 +20,7 @@ MAX_ALTERNATIVES = 3
 
 def store_for(inp: WorkerInput) -> BookingStore:
     """The booking store in the data directory."""
-    return BookingStore(inp.ctx.settings.data_dir / "tasks" / "bookings.sqlite")
+    return BookingStore(inp.settings.data_dir / "tasks" / "bookings.sqlite")
 
 
 def _free_rooms(

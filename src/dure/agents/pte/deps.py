@@ -1,0 +1,49 @@
+"""What the plan-then-execute nodes work with: settings, models by role, the allowed tools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dure.agent import AgentContext
+from dure.llm import ModelSet
+from dure.settings import Settings
+from dure.tools.base import ToolRegistry
+from dure.tools.summarize import summarize_tool
+
+#: The tools a plan may name (its allow-list); a plan naming any other tool fails closed.
+PLAN_TOOLS = (
+    "web_search",
+    "get_weather",
+    "calculator",
+    "search_wikipedia",
+    "get_current_datetime",
+    "summarize",
+)
+
+
+@dataclass(frozen=True)
+class Deps:
+    """Built once per graph."""
+
+    settings: Settings
+    models: ModelSet
+    tools: ToolRegistry
+
+    @classmethod
+    def from_context(cls, ctx: AgentContext) -> Deps:
+        """`options["tools"]` when given (tests inject stand-ins), else the shared registry
+        with the `summarize` tool (backed by the `fast` model), restricted to `PLAN_TOOLS`;
+        a tool the installation lacks is simply not offered."""
+        tools = ctx.options.get("tools")
+        if tools is None:
+            from dure.tools.registry import default_registry
+
+            shared = default_registry(ctx.settings)
+            # A new registry, so the shared one (cached, used by other agents) is untouched.
+            own = {"summarize": summarize_tool(lambda: ctx.models("fast"))}
+            tools = ToolRegistry(
+                shared.get(n) if n in shared else own[n]
+                for n in PLAN_TOOLS
+                if n in shared or n in own
+            )
+        return cls(ctx.settings, ctx.models, tools)

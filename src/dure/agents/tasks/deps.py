@@ -1,0 +1,32 @@
+"""What the task agent's nodes work with: settings, models by role, the clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from dure.agent import AgentContext
+from dure.agents.tasks.slots.when import SEOUL, as_seoul
+from dure.llm import ModelSet
+from dure.settings import Settings
+
+
+@dataclass(frozen=True)
+class Deps:
+    """Built once per graph; `pinned_now` fixes the clock (tests and benchmarks)."""
+
+    settings: Settings
+    models: ModelSet
+    pinned_now: datetime | None = None
+
+    @classmethod
+    def from_context(cls, ctx: AgentContext) -> Deps:
+        """`options["now"]` (a datetime or an ISO string) pins the clock."""
+        fixed = ctx.options.get("now")
+        if fixed and not isinstance(fixed, datetime):
+            fixed = datetime.fromisoformat(str(fixed))
+        return cls(ctx.settings, ctx.models, as_seoul(fixed) if fixed else None)
+
+    def now(self) -> datetime:
+        """The present in Asia/Seoul (or the pinned time)."""
+        return self.pinned_now or datetime.now(SEOUL)
