@@ -149,15 +149,6 @@ class Contract:
             scored = [p for p in scored if p[1] >= 0.95]
         return scored[:limit]
 
-    def neighbours(self, article: Article) -> tuple[Article | None, Article | None]:
-        """The articles before and after `article` in the main body."""
-        i = next((k for k, a in enumerate(self.articles) if a.no == article.no), None)
-        if i is None:
-            return None, None
-        before = self.articles[i - 1] if i > 0 else None
-        after = self.articles[i + 1] if i + 1 < len(self.articles) else None
-        return before, after
-
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready)."""
         return asdict(self)

@@ -101,12 +101,6 @@ def format_article_no(number: int, sub: int | None = None) -> str:
     return f"제{number}조" + (f"의{sub}" if sub else "")
 
 
-def parse_article_no(label: str) -> ArticleNumber | None:
-    """The number in a label such as `제5조의2` (also `5조`, `제 5 조`), else None."""
-    refs = find_article_numbers(label)
-    return refs[0] if refs else None
-
-
 def find_article_numbers(text: str) -> list[ArticleNumber]:
     """Every article number a user or a contract mentions, in order of appearance, unique.
 

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from dure.documents.contract import Article, Contract
-from dure.retrieval.types import Kind
+from dure.retrieval.types import Hit, Kind
 from dure.sources import Source, SourceKind
 from dure.tools import Tool, ToolRegistry, ToolResult
 
@@ -26,25 +26,12 @@ HYBRID_SEARCH = "hybrid_search"
 GET_ARTICLE_BY_INDEX = "get_article_by_index"
 GET_ARTICLE_BY_TITLE = "get_article_by_title"
 LOOKUP_STANDARD_CONTRACT = "lookup_standard_contract"
-TOOL_NAMES = (HYBRID_SEARCH, GET_ARTICLE_BY_INDEX, GET_ARTICLE_BY_TITLE, LOOKUP_STANDARD_CONTRACT)
 
 #: An article's text in a tool result is cut here (the answer prompt has a budget too).
 MAX_ARTICLE_CHARS = 1500
 #: A source's snippet (what the `sources` event and the UI show).
 MAX_SNIPPET_CHARS = 300
 STANDARD_LABEL = "표준계약서"
-
-
-class Hit(Protocol):
-    """One search result (the fields the tools read)."""
-
-    doc: str
-    doc_id: str
-    kind: Kind
-    article_no: str | None
-    article_title: str | None
-    score: float
-    text: str
 
 
 class ContractLibrary(Protocol):

@@ -185,12 +185,6 @@ GENERAL = IntentSchema(
 INTENTS: dict[str, IntentSchema] = {i.name: i for i in (LUNCH, MEETING_ROOM, GENERAL)}
 
 
-def register_intent(schema: IntentSchema) -> IntentSchema:
-    """Add an intent (its workers must be registered under the names it lists)."""
-    INTENTS[schema.name] = schema
-    return schema
-
-
 def get_intent(name: str) -> IntentSchema:
     """The intent called `name`, or `UnknownIntentError`."""
     if name not in INTENTS:

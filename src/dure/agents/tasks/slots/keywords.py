@@ -133,7 +133,3 @@ def canonical_cuisine(word: str) -> str | None:
     """`"초밥"` → `"일식"`; None for words outside the vocabulary."""
     return _CUISINE.get(word.strip().lower())
 
-
-def canonical_equipment(word: str) -> str | None:
-    """`"빔"` → `"프로젝터"`."""
-    return _EQUIPMENT.get(word.strip().lower())
