@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -168,6 +169,32 @@ class ServerSettings(BaseModel):
     cors_origins: list[str] = Field(default_factory=list)
 
 
+#: Variables other tools use for the same keys; read (last) when Dure's own are unset.
+CONVENTIONAL_ENV: dict[str, tuple[str, ...]] = {
+    "OPENAI_API_KEY": ("api_key",),
+    "TAVILY_API_KEY": ("assistant", "tavily_api_key"),
+    "OPENWEATHER_API_KEY": ("assistant", "openweather_api_key"),
+}
+
+
+class _ConventionalEnv(PydanticBaseSettingsSource):
+    """`OPENAI_API_KEY` and friends, as the settings they stand for."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for var, path in CONVENTIONAL_ENV.items():
+            value = os.environ.get(var, "").strip()
+            if value:
+                section = found
+                for key in path[:-1]:
+                    section = section.setdefault(key, {})
+                section[path[-1]] = value
+        return found
+
+
 class Settings(BaseSettings):
     """Everything Dure reads from its environment."""
 
@@ -195,6 +222,10 @@ class Settings(BaseSettings):
     )
     enable_cache: bool = True
 
+    extra_agents: str = Field(
+        "", description="agents from any importable module: `name=module:ATTR,other=pkg.mod:AGENT`"
+    )
+
     max_llm_calls_per_turn: int = 16
     max_message_chars: int = 10_000
     max_tokens_per_turn: int = 60_000
@@ -217,7 +248,7 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         toml = TomlConfigSettingsSource(settings_cls, os.environ.get("DURE_CONFIG", "dure.toml"))
-        return (init_settings, env_settings, toml)
+        return (init_settings, env_settings, toml, _ConventionalEnv(settings_cls))
 
     @property
     def effective_database_url(self) -> str:

@@ -204,6 +204,7 @@ async def test_weather_key_from_the_environment(
     settings: Settings, apis: FakeAPIs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENWEATHER_API_KEY", "env-key")
+    settings = Settings(data_dir=settings.data_dir)  # read after the variable is set
     apis.replies["/data/2.5/weather"] = Reply(body=SEOUL)
     result = await registry_for(settings, apis.base).run("get_weather", {"city": "Tokyo"})
     assert result.ok

@@ -1,20 +1,20 @@
 """The agent registry. Each agent package exposes `AGENT: AgentSpec` and registers by name.
 
 Built-in agents are listed here; other packages add theirs through the `dure.agents`
-entry-point group (value: `module:AGENT`). Without packaging, the environment variable
-`DURE_EXTRA_AGENTS="name=module:ATTR,other=pkg.mod:AGENT"` plugs in agents from any importable
-module (the module must be on `PYTHONPATH`).
+entry-point group (value: `module:AGENT`). Without packaging, the setting `extra_agents`
+(`DURE_EXTRA_AGENTS="name=module:ATTR,other=pkg.mod:AGENT"`) plugs in agents from any
+importable module (the module must be on `PYTHONPATH`).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 from functools import lru_cache
 from importlib.metadata import entry_points
 
 from dure.agent import AgentContext, AgentSpec
 from dure.errors import DureError
+from dure.settings import Settings
 
 __all__ = ["AgentContext", "AgentSpec", "UnknownAgentError", "agent_names", "get_agent"]
 
@@ -43,9 +43,9 @@ def _entry_points() -> dict[str, str]:
 def _extra_agents() -> dict[str, str]:
     """Agents named in `DURE_EXTRA_AGENTS` (`name=module:ATTR`, comma-separated)."""
     extra: dict[str, str] = {}
-    for item in filter(
-        None, (i.strip() for i in os.environ.get("DURE_EXTRA_AGENTS", "").split(","))
-    ):
+    # Read afresh (not the process-wide cached settings): a test or an embedding application
+    # may name agents after the settings were first read.
+    for item in filter(None, (i.strip() for i in Settings().extra_agents.split(","))):
         name, sep, target = (part.strip() for part in item.partition("="))
         if not (name and sep and target):
             raise DureError(

@@ -7,7 +7,6 @@ in a message (it may sit in the URL's query string).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import httpx
@@ -20,11 +19,11 @@ class ServiceError(Exception):
     """A remote service could not answer; the message is Korean, for the user."""
 
 
-def api_key(configured: SecretStr | None, env_var: str) -> str | None:
-    """The key from the settings, else from the conventional environment variable."""
+def api_key(configured: SecretStr | None) -> str | None:
+    """The key from the settings (which also read the conventional variable), or None."""
     if configured is not None and configured.get_secret_value().strip():
         return configured.get_secret_value().strip()
-    return os.environ.get(env_var, "").strip() or None
+    return None
 
 
 def missing_key_message(service: str, env_var: str, setting: str) -> str:

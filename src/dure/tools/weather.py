@@ -87,7 +87,7 @@ def weather_tool(settings: Settings) -> Tool:
     cfg = settings.assistant
 
     async def get_weather(city: str) -> ToolResult:
-        key = api_key(cfg.openweather_api_key, "OPENWEATHER_API_KEY")
+        key = api_key(cfg.openweather_api_key)
         if key is None:
             return ToolResult.fail(
                 missing_key_message(

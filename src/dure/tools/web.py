@@ -25,7 +25,7 @@ def web_search_tool(settings: Settings) -> Tool:
     cfg = settings.assistant
 
     async def web_search(query: str, max_results: int = 5) -> ToolResult:
-        key = api_key(cfg.tavily_api_key, "TAVILY_API_KEY")
+        key = api_key(cfg.tavily_api_key)
         if key is None:
             return ToolResult.fail(
                 missing_key_message(SERVICE, "TAVILY_API_KEY", "DURE_ASSISTANT__TAVILY_API_KEY")

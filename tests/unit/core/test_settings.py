@@ -117,3 +117,26 @@ def test_get_settings_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
         assert get_settings().max_message_chars == 123
     finally:
         get_settings.cache_clear()
+
+
+def test_conventional_key_variables_are_read_through_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-conventional")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-conventional")
+    monkeypatch.setenv("OPENWEATHER_API_KEY", "ow-conventional")
+    monkeypatch.setenv("DURE_ASSISTANT__HTTP_TIMEOUT", "3")  # a sibling in the same section
+    s = Settings()
+    assert s.api_key is not None and s.api_key.get_secret_value() == "sk-conventional"
+    assert s.assistant.tavily_api_key is not None
+    assert s.assistant.tavily_api_key.get_secret_value() == "tvly-conventional"
+    assert s.assistant.openweather_api_key is not None
+    assert s.assistant.http_timeout == 3  # merged, not replaced
+    monkeypatch.setenv("DURE_API_KEY", "sk-dure")  # Dure's own variable wins
+    own = Settings()
+    assert own.api_key is not None and own.api_key.get_secret_value() == "sk-dure"
+
+
+def test_extra_agents_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DURE_EXTRA_AGENTS", "demo=demo_agent:AGENT")
+    assert Settings().extra_agents == "demo=demo_agent:AGENT"
