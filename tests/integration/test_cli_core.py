@@ -150,3 +150,27 @@ def test_unreachable_database_is_one_line(tmp_path: Path) -> None:
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("오류: 데이터베이스를 열 수 없습니다 (postgres)")
     assert "pw" not in lines[0]
+
+
+def test_a_fifth_agent_is_one_module_and_one_entry_point(tmp_path: Path) -> None:
+    """An installed distribution that names `demo_agent:AGENT` in the `dure.agents` group."""
+    site = tmp_path / "site"
+    (site / "fifth_agent-0.1.dist-info").mkdir(parents=True)
+    (site / "fifth_agent-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: fifth-agent\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (site / "fifth_agent-0.1.dist-info" / "entry_points.txt").write_text(
+        "[dure.agents]\nfifth = demo_agent:AGENT\n", encoding="utf-8"
+    )
+    demo = Path(__file__).resolve().parents[1] / "demo_agent.py"
+    (site / "demo_agent.py").write_text(demo.read_text(encoding="utf-8"), encoding="utf-8")
+    env = cli_env(tmp_path / "data", PYTHONPATH=str(site), DURE_EXTRA_AGENTS="")
+    listed = run_dure("agents", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert ["fifth", "이름을 기억하는 데모"] in [
+        row.split(None, 1) for row in listed.stdout.splitlines()
+    ]
+    asked = run_dure("ask", "--agent", "fifth", "--json", "내 이름은 민수야", env=env)
+    assert asked.returncode == 0, asked.stderr
+    done = json.loads(asked.stdout.splitlines()[-1])
+    assert done["type"] == "done" and done["content"] == "반가워요, 민수님!"

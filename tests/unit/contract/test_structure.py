@@ -64,3 +64,36 @@ def test_branch_functions(make_harness):
     assert should_continue({"decision_log": log}, deps) == "continue"
     finished = {"decision_log": [{"node": "evaluator", "action": "finish"}]}
     assert should_continue(finished, deps) == "finish"
+
+
+def test_previous_turn_is_the_last_complete_exchange():
+    messages = [
+        HumanMessage("제1조?"),
+        AIMessage("제1조는 목적입니다.", additional_kwargs={"sources": [{"doc": "d"}]}),
+        HumanMessage("제2조?"),
+        AIMessage("제2조는 정의입니다."),
+        HumanMessage("그건 왜?"),
+    ]
+    turn = previous_turn_from(messages)
+    assert [t["content"] for t in turn] == ["제2조?", "제2조는 정의입니다."]
+    assert previous_turn_from([HumanMessage("첫 질문")]) == []
+
+
+def test_answer_context_separates_documents_and_respects_the_budget():
+    big = "가" * 10_000
+    collected = [
+        {
+            "ok": True,
+            "content": "",
+            "articles": [
+                {"kind": "contract", "doc": "내 계약서", "article_no": "제1조", "text": big},
+                {"kind": "standard", "doc": "표준", "article_no": "제1조", "text": "표준 본문"},
+            ],
+        },
+        {"ok": False, "content": "검색 실패", "articles": []},
+    ]
+    context = answer_context({"collected_info": collected})
+    assert context.startswith("## 사용자 계약서: 내 계약서")
+    assert len(context) < 6500
+    assert "## 표준계약서" in context and "표준 본문" in context
+    assert "검색 실패" in context
