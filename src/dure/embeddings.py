@@ -51,7 +51,11 @@ class Embedder(Protocol):
     """Turns texts into unit vectors. `name` is stored with a collection so models never mix."""
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int:
+        """Length of every vector (read-only: an embedder may learn it on first use)."""
+        ...
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32, L2-normalised: passages to be searched."""

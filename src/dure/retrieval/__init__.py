@@ -37,6 +37,7 @@ from dure.settings import Settings, get_settings
 __all__ = [
     "KINDS",
     "MAX_QUERY_CHARS",
+    "STORES",
     "Collection",
     "CollectionInfo",
     "Embedder",
@@ -55,6 +56,7 @@ __all__ = [
 ]
 
 StoreName = Literal["memory", "faiss", "pgvector"]
+STORES: tuple[StoreName, ...] = ("memory", "faiss", "pgvector")
 
 
 def collections_dir(settings: Settings) -> Path:
@@ -76,9 +78,9 @@ def postgres_dsn(settings: Settings, dsn: str | None = None) -> str:
 
 def _backend(settings: Settings, store: str | None) -> StoreName:
     backend = store or settings.search.store
-    if backend not in ("memory", "faiss", "pgvector"):
+    if backend not in STORES:
         raise DureError(f"알 수 없는 저장소입니다: {backend!r} (memory, faiss, pgvector)")
-    return backend  # type: ignore[return-value]
+    return backend
 
 
 def open_collection(

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from dure.documents import (
     Contract,
@@ -36,9 +36,13 @@ from dure.retrieval.tokenize import analyse
 from dure.retrieval.types import KINDS, Hit, Kind, Record, StoredDoc
 from dure.settings import Settings
 
-__all__ = ["MAX_QUERY_CHARS", "Collection", "IndexResult", "SearchMode"]
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+__all__ = ["MAX_QUERY_CHARS", "SEARCH_MODES", "Collection", "IndexResult", "SearchMode"]
 
 SearchMode = Literal["hybrid", "keyword", "dense"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "keyword", "dense")
 #: Longer queries are refused: no question is this long, and embedding one costs seconds.
 MAX_QUERY_CHARS = 2000
 _NAME = re.compile(r"^[\w가-힣][\w가-힣.\-]{0,63}$")
@@ -60,6 +64,11 @@ class IndexResult:
     doc_id: str | None = None
     records: int = 0
     error: str | None = None
+
+
+def _is_embedder(embedder: Embedder | Callable[[], Embedder]) -> TypeIs[Embedder]:
+    """An embedder itself, not a factory of one (the protocol is not checkable at runtime)."""
+    return hasattr(embedder, "embed_query")
 
 
 #: Reports embedding work: (what is being embedded, passages done, passages in all).
@@ -103,9 +112,11 @@ class Collection:
     def embedder(self) -> Embedder | None:
         """The embedder, loaded on first use."""
         # A factory (not an embedder) is called once, so the model loads only when needed.
-        if self._embedder is not None and not hasattr(self._embedder, "embed_query"):
-            self._embedder = self._embedder()  # type: ignore[operator]
-        return self._embedder  # type: ignore[return-value]
+        emb = self._embedder
+        if emb is None or _is_embedder(emb):
+            return emb
+        loaded = self._embedder = emb()
+        return loaded
 
     def ensure_vectors(self) -> None:
         """Re-embed the collection now if it was built with another embedder (search would do
@@ -139,7 +150,8 @@ class Collection:
         """Replace every record's vector with `emb`'s (the stored texts are embedded again)."""
         records = [r for d in self.store.documents() for r in self.store.doc_records(d.doc_id)]
         label = f"'{self.name}' 다시 임베딩 ({meta['embedder']} → {emb.name})"
-        report = (lambda done, total: self.progress(label, done, total)) if self.progress else None
+        progress = self.progress
+        report = (lambda done, total: progress(label, done, total)) if progress else None
         vectors = embed_passages(emb, [r.text for r in records], report)
         new_meta = {
             **meta,
@@ -221,8 +233,12 @@ class Collection:
                     result = IndexResult(label, "unchanged", prepared)
                 else:
                     self._commit(prepared)
-                    status = "replaced" if prepared.replaces else "added"
-                    result = IndexResult(label, status, prepared.doc.doc_id, len(prepared.records))
+                    result = IndexResult(
+                        label,
+                        "replaced" if prepared.replaces else "added",
+                        prepared.doc.doc_id,
+                        len(prepared.records),
+                    )
             except DureError as e:
                 result = IndexResult(label, "failed", error=str(e))
             results.append(result)
@@ -370,8 +386,8 @@ class Collection:
             for name, found in lists.items()
         }
         if mode != "hybrid":
-            (found,) = lists.values()
-            return [(rid, score, {mode: r}) for r, (rid, score) in enumerate(found, start=1)][:k]
+            ((name, found),) = lists.items()  # the one list, named as the mode
+            return [(rid, score, {name: r}) for r, (rid, score) in enumerate(found, start=1)][:k]
         fused = fuse(lists, self.settings.search)
         return [
             (rid, score, {n: ranks[n][rid] for n in ranks if rid in ranks[n]})

@@ -96,7 +96,7 @@ def index(
 
     with _LazyBar() as bar:
         col.progress = bar
-        col.add_documents(files, kind=kind, progress=report)  # type: ignore[arg-type]
+        col.add_documents(files, kind=kind, progress=report)
     docs = col.documents()
     out.print(f"컬렉션 '{collection}': 문서 {len(docs)}개, 검색 항목 {col.store.count()}개")
     col.close()
@@ -122,13 +122,14 @@ def search(
 ) -> None:
     """컬렉션을 검색합니다 (하이브리드: Kiwi BM25 + 임베딩, 가중 RRF)."""
     from dure.retrieval import KINDS, list_collections, open_collection
+    from dure.retrieval.collection import SEARCH_MODES
     from dure.settings import get_settings
 
     if (query is None) == (queries is None):
         raise DureError("검색어 또는 --queries 파일 중 하나를 주세요.")
     if kind is not None and kind not in KINDS:
         raise DureError(f"--kind는 {', '.join(KINDS)} 중 하나여야 합니다: {kind!r}")
-    if mode not in (None, "hybrid", "keyword", "dense"):
+    if mode is not None and mode not in SEARCH_MODES:
         raise DureError(f"--mode는 hybrid, keyword, dense 중 하나여야 합니다: {mode!r}")
     col = open_collection(collection, get_settings(), store=store)  # type: ignore[arg-type]
     with _LazyBar() as bar:  # a collection built with another embedder is re-embedded first
@@ -150,7 +151,7 @@ def search(
             if found is None:
                 raise DureError(f"컬렉션 '{collection}'에 문서 '{doc_ref}'가 없습니다.")
             doc_id = found.doc_id
-        return col.search(q, top_k=k or top_k, kind=kind_, doc_id=doc_id, mode=mode)  # type: ignore[arg-type]
+        return col.search(q, top_k=k or top_k, kind=kind_, doc_id=doc_id, mode=mode)
 
     if queries is not None:
         for n, line in enumerate(_read_lines(queries), start=1):

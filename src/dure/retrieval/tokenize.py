@@ -10,6 +10,10 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kiwipiepy import Kiwi
 
 __all__ = ["analyse", "kiwi_morphemes", "kiwi_tokens", "tagged", "whitespace_tokens"]
 
@@ -19,7 +23,7 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
-def _kiwi():  # type: ignore[no-untyped-def]
+def _kiwi() -> Kiwi:
     from kiwipiepy import Kiwi
 
     return Kiwi()

@@ -188,7 +188,7 @@ def install_guard(scratch, read_roots):
                 path = path.decode("utf-8", "surrogateescape")
         if not path.startswith("/"):
             path = getcwd() + "/" + path
-        parts = []
+        parts: list[str] = []
         for part in path.split("/"):
             if part in ("", "."):
                 continue

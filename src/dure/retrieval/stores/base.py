@@ -17,7 +17,7 @@ import functools
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -26,19 +26,21 @@ from dure.retrieval.types import Kind, Record, StoredDoc
 
 __all__ = ["LocalStore", "Store", "locked"]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+_S = TypeVar("_S", bound="LocalStore")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-def locked(method: _F) -> _F:
+def locked(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concatenate[_S, _P], _R]:
     """Run a `LocalStore` method under the store's lock: the server searches from several
     threads while a document may be added, and positions must not move mid-query."""
 
     @functools.wraps(method)
-    def wrapper(self: LocalStore, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._lock:
             return method(self, *args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 class Store(ABC):

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,7 +31,10 @@ HNSW_EF_CONSTRUCTION = 40
 HNSW_EF = 64
 
 
-def _faiss():  # type: ignore[no-untyped-def]
+def _faiss() -> ModuleType:
+    """The faiss module, imported on first use. Used untyped: its bundled stubs miss parts of
+    the API this store calls (`SearchParametersHNSW`, `SearchParameters(sel=...)`, and
+    `remove_ids` with an id array), so the indexes stay `Any` here."""
     import faiss
 
     return faiss

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from dure.errors import DureError
 from dure.retrieval.stores import pg_bm25
 from dure.retrieval.stores.base import Store
 from dure.retrieval.types import Kind, Record, StoredDoc
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = ["PgVectorStore", "pg_collections"]
 
@@ -63,7 +66,7 @@ CREATE INDEX IF NOT EXISTS dure_search_records_doc ON dure_search_records (colle
 """
 
 
-def _connect(dsn: str):  # type: ignore[no-untyped-def]
+def _connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
     import psycopg
     from pgvector.psycopg import register_vector
 
@@ -284,8 +287,9 @@ class PgVectorStore(Store):
         return int(row[0]) if row else 0
 
     @staticmethod
-    def _filter(kind: Kind | None, doc_id: str | None) -> tuple[str, list[Any]]:
-        sql, args = "", []
+    def _filter(kind: Kind | None, doc_id: str | None) -> tuple[str, list[str]]:
+        sql = ""
+        args: list[str] = []
         if kind is not None:
             sql += " AND kind = %s"
             args.append(kind)
