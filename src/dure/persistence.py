@@ -10,11 +10,16 @@ import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
 from dure.errors import DureError
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 
 class DatabaseURLError(DureError, ValueError):
@@ -68,7 +73,7 @@ async def open_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver]:
 
 
 @asynccontextmanager
-async def _open(k: str, url: str) -> AsyncIterator[BaseCheckpointSaver]:
+async def _open(k: str, url: str) -> AsyncIterator[AsyncSqliteSaver | AsyncPostgresSaver]:
     if k == "sqlite":
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 

@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 import warnings
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any
 from uuid import UUID
 
@@ -90,14 +90,14 @@ class UsageTracker(BaseCallbackHandler):
         self._runs: dict[UUID, tuple[str, float, bool]] = {}
         self._cached_runs: set[UUID] = set()
 
-    def activate(self) -> object:
+    def activate(self) -> Token[UsageTracker | None]:
         """Make this the current tracker (for the LLM cache); returns a reset token."""
         return _current.set(self)
 
     @staticmethod
-    def deactivate(token: object) -> None:
+    def deactivate(token: Token[UsageTracker | None]) -> None:
         """Undo `activate`."""
-        _current.reset(token)  # type: ignore[arg-type]
+        _current.reset(token)
 
     def record_cache(self, hit: bool) -> None:
         """Called by the LLM cache on each lookup."""

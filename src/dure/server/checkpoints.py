@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
 from dure.server.database import Storage
@@ -78,7 +79,7 @@ async def delete_thread(storage: Storage, thread_id: str) -> None:
     await storage.checkpointer.adelete_thread(thread_id)
 
 
-def pinned(thread_id: str, checkpoint_id: str | None) -> dict[str, Any]:
+def pinned(thread_id: str, checkpoint_id: str | None) -> RunnableConfig:
     """A run config for a thread at one checkpoint (its latest when `checkpoint_id` is None)."""
     configurable: dict[str, Any] = {"thread_id": thread_id}
     if checkpoint_id:

@@ -90,10 +90,10 @@ def documents_add(
     collection: Annotated[str, typer.Option(help="색인할 컬렉션")] = "contracts",
 ) -> None:
     """문서를 등록하고 색인합니다 — 웹 UI의 새 대화에서 고를 수 있습니다 (같은 파일은 건너뜀)."""
-    from dure.server.documents import file_digest, save_upload
+    from dure.server.documents import DOC_KINDS, file_digest, save_upload
     from dure.server.store import Store
 
-    if kind not in ("contract", "standard", "document"):
+    if kind not in DOC_KINDS:
         raise DureError(f"--kind는 contract, standard, document 중 하나여야 합니다: {kind!r}")
 
     async def add(db: Any) -> None:
@@ -112,7 +112,7 @@ def documents_add(
                     path.name,
                     data,
                     kind,
-                    collection,  # type: ignore[arg-type]
+                    collection,
                 )
             articles = doc["info"].get("articles")
             out.print(

@@ -232,16 +232,16 @@ async def open_storage(url: str, pool_size: int = 10) -> AsyncIterator[Storage]:
 
         async with await _open_pool(url, pool_size) as pool:
             db = Database("postgres", pool)
-            saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+            pg_saver = AsyncPostgresSaver(pool)
             async with pool.connection() as conn:
                 # The checkpointer's own setup races too when workers start together.
                 await conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK + 1,))
                 try:
-                    await saver.setup()
+                    await pg_saver.setup()
                 finally:
                     await conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK + 1,))
             await db.migrate()
-            yield Storage(db, saver, url)
+            yield Storage(db, pg_saver, url)
         return
     import aiosqlite
 
@@ -255,7 +255,10 @@ async def open_storage(url: str, pool_size: int = 10) -> AsyncIterator[Storage]:
                 # WAL with synchronous=NORMAL: no fsync per commit, still safe when the process
                 # is killed (only an OS crash can lose the last commits). Both connections.
                 await conn.execute("PRAGMA journal_mode=WAL")
-                for c in (conn, saver.conn):  # type: ignore[attr-defined]
+                from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+                assert isinstance(saver, AsyncSqliteSaver)  # what open_checkpointer opens here
+                for c in (conn, saver.conn):
                     await c.execute("PRAGMA synchronous=NORMAL")
             db = Database("sqlite", conn)
             await db.migrate()

@@ -19,6 +19,7 @@ from dure.server.store import LOCAL_OWNER, Store, Thread, new_id
 from dure.settings import Settings
 
 DocKind = Literal["contract", "standard", "document"]
+DOC_KINDS: tuple[DocKind, ...] = ("contract", "standard", "document")
 #: Thread options that name an uploaded document (the agents take them as file paths).
 DOCUMENT_OPTIONS = ("contract", "standard")
 COLLECTION_NAME = re.compile(r"^[0-9A-Za-z가-힣_-]{1,64}$")
