@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import RunnableConfig, ensure_config
+from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
+from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -104,10 +105,12 @@ class ScriptedChatModel(BaseChatModel):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, script: Sequence[Reply] | Responder = (), **kwargs: Any) -> None:
-        if callable(script):
-            super().__init__(responder=script, **kwargs)
-        else:
-            super().__init__(script=list(script), **kwargs)
+        # The fields are this model's own; the parent's (plugin-typed) __init__ does not list
+        # them, but pydantic's BaseModel.__init__ takes every field by keyword.
+        own: dict[str, Any] = (
+            {"responder": script} if callable(script) else {"script": list(script)}
+        )
+        super().__init__(**own, **kwargs)
 
     @property
     def _llm_type(self) -> str:
@@ -127,12 +130,20 @@ class ScriptedChatModel(BaseChatModel):
         """Append replies to the script."""
         self.script.extend(replies)
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """Record tools like a real provider would send them."""
         schemas = [convert_to_openai_tool(t) for t in tools]
         return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:  # type: ignore[override]
+    def invoke(
+        self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AIMessage:
         token = _call_config.set(ensure_config(config))
         try:
             return super().invoke(input, config, **kwargs)
@@ -140,8 +151,8 @@ class ScriptedChatModel(BaseChatModel):
             _call_config.reset(token)
 
     async def ainvoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AIMessage:  # type: ignore[override]
+        self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AIMessage:
         token = _call_config.set(ensure_config(config))
         try:
             return await super().ainvoke(input, config, **kwargs)
@@ -150,8 +161,8 @@ class ScriptedChatModel(BaseChatModel):
 
     # stream/astream record the call on their first chunk: the config is set around that step
     # only, so it is never held across a `yield` (where the consumer's context may differ).
-    def stream(  # type: ignore[override]
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    def stream(
+        self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
         chunks = super().stream(input, config, **kwargs)
         token = _call_config.set(ensure_config(config))
@@ -163,8 +174,8 @@ class ScriptedChatModel(BaseChatModel):
             yield first
             yield from chunks
 
-    async def astream(  # type: ignore[override]
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    async def astream(
+        self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
         chunks = super().astream(input, config, **kwargs)
         token = _call_config.set(ensure_config(config))
@@ -209,7 +220,7 @@ class ScriptedChatModel(BaseChatModel):
             tags=list(dict.fromkeys(tags)),
         )
 
-    def _usage(self, messages: list[BaseMessage], reply: AIMessage) -> dict[str, int]:
+    def _usage(self, messages: list[BaseMessage], reply: AIMessage) -> UsageMetadata:
         prompt = sum(_estimate_tokens(str(m.content)) for m in messages)
         completion = _estimate_tokens(str(reply.content)) + 8 * len(reply.tool_calls)
         return {
@@ -229,7 +240,7 @@ class ScriptedChatModel(BaseChatModel):
         msg = AIMessage(
             content=reply.content,
             tool_calls=reply.tool_calls,
-            usage_metadata=self._usage(messages, reply),  # type: ignore[arg-type]
+            usage_metadata=self._usage(messages, reply),
         )
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
@@ -251,7 +262,7 @@ class ScriptedChatModel(BaseChatModel):
                 message=AIMessageChunk(
                     content="",
                     tool_call_chunks=as_tool_call_chunks(reply.tool_calls),
-                    usage_metadata=self._usage(messages, reply),  # type: ignore[arg-type]
+                    usage_metadata=self._usage(messages, reply),
                 )
             )
         )

@@ -13,14 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
-from langchain_core.load import dumps, loads
+from langchain_core.load import Serializable, dumps, loads
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
 from dure.usage import current_tracker
 
 # Only replies are revived from the file: never a model or anything with constructor effects.
-_REPLY_TYPES = [ChatGeneration, ChatGenerationChunk, AIMessage, AIMessageChunk]
+_REPLY_TYPES: list[type[Serializable]] = [
+    ChatGeneration,
+    ChatGenerationChunk,
+    AIMessage,
+    AIMessageChunk,
+]
 
 
 class SQLiteLLMCache(BaseCache):

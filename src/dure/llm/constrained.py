@@ -13,7 +13,10 @@ import json
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from langchain_core.messages import ToolCall
 
 #: Calls in one reply; a small model at temperature 0 otherwise repeats a call until the limit.
 MAX_TOOL_CALLS = 4
@@ -165,7 +168,7 @@ class ToolReply:
     """A parsed constrained reply: an answer, or tool calls (LangChain `ToolCall` dicts)."""
 
     answer: str | None
-    tool_calls: list[dict[str, Any]]
+    tool_calls: list[ToolCall]
 
 
 def parse_reply(text: str) -> ToolReply:

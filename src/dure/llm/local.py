@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -27,7 +27,9 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
+    ToolCallChunk,
     ToolMessage,
+    UsageMetadata,
 )
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
@@ -175,6 +177,13 @@ class _Request:
     stop: list[str]
 
 
+class _TokenCounts(TypedDict):
+    """What one generation used; `_pieces` yields it after the text."""
+
+    input_tokens: int
+    output_tokens: int
+
+
 class LocalChatModel(BaseChatModel):
     """A chat model backed by a GGUF file and llama.cpp, running in this process."""
 
@@ -229,6 +238,7 @@ class LocalChatModel(BaseChatModel):
         plan = plan_tools(
             kwargs.get("tools"), kwargs.get("tool_choice"), kwargs.get("parallel_tool_calls")
         )
+        extra: str | None
         if plan is not None:
             schema: dict[str, Any] | None = reply_schema(plan)
             wants_json, extra = True, tools_prompt(plan)
@@ -244,7 +254,9 @@ class LocalChatModel(BaseChatModel):
             stop=list(stop or []),
         )
 
-    def _pieces(self, req: _Request, cancel: threading.Event | None) -> Iterator[str | dict]:
+    def _pieces(
+        self, req: _Request, cancel: threading.Event | None
+    ) -> Iterator[str | _TokenCounts]:
         """Generated text pieces, then one dict with the token counts."""
         engine = self.engine()
         with engine.lock:
@@ -289,16 +301,16 @@ class LocalChatModel(BaseChatModel):
         plan = req.plan
         answer = AnswerStream() if plan is not None and plan.mode == "auto" else None
         raw = ""
-        usage: dict[str, int] = {}
+        counts: _TokenCounts = {"input_tokens": 0, "output_tokens": 0}
         for piece in self._pieces(req, cancel):
-            if isinstance(piece, dict):
-                usage = piece
+            if not isinstance(piece, str):
+                counts = piece  # the last piece
                 continue
             raw += piece
             text = piece if plan is None else answer.feed(piece) if answer else ""
             if text:
                 yield ChatGenerationChunk(message=AIMessageChunk(content=text))
-        tool_chunks: list[dict[str, Any]] = []
+        tool_chunks: list[ToolCallChunk] = []
         if plan is not None:
             try:
                 reply = parse_reply(raw)
@@ -312,12 +324,16 @@ class LocalChatModel(BaseChatModel):
                 if rest:
                     yield ChatGenerationChunk(message=AIMessageChunk(content=rest))
             tool_chunks = as_tool_call_chunks(reply.tool_calls)
-        total = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
+        usage = UsageMetadata(
+            input_tokens=counts["input_tokens"],
+            output_tokens=counts["output_tokens"],
+            total_tokens=counts["input_tokens"] + counts["output_tokens"],
+        )
         yield ChatGenerationChunk(
             message=AIMessageChunk(
                 content="",
                 tool_call_chunks=tool_chunks,
-                usage_metadata={**usage, "total_tokens": total},  # type: ignore[typeddict-item]
+                usage_metadata=usage,
                 response_metadata={"model_name": Path(self.model_path).name},
                 chunk_position="last",
             )

@@ -24,7 +24,7 @@ import openai
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCall
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, SecretStr
 
 from dure.errors import DureError
 from dure.llm.cache import SQLiteLLMCache
@@ -126,21 +126,18 @@ def _convert_result(result: ChatResult, names: set[str]) -> ChatResult:
     gens = []
     for gen in result.generations:
         msg = gen.message
-        parsed = (
-            parse_text_tool_calls(msg.text, names)
-            if isinstance(msg, AIMessage) and not msg.tool_calls and names
-            else None
-        )
-        if parsed is not None:
-            rest, calls = parsed
-            msg = AIMessage(
-                content=rest,
-                tool_calls=calls,
-                id=msg.id,
-                usage_metadata=msg.usage_metadata,
-                response_metadata=msg.response_metadata,
-            )
-            gen = ChatGeneration(message=msg, generation_info=gen.generation_info)
+        if isinstance(msg, AIMessage) and not msg.tool_calls and names:
+            parsed = parse_text_tool_calls(msg.text, names)
+            if parsed is not None:
+                rest, calls = parsed
+                reply = AIMessage(
+                    content=rest,
+                    tool_calls=calls,
+                    id=msg.id,
+                    usage_metadata=msg.usage_metadata,
+                    response_metadata=msg.response_metadata,
+                )
+                gen = ChatGeneration(message=reply, generation_info=gen.generation_info)
         gens.append(gen)
     return ChatResult(generations=gens, llm_output=result.llm_output)
 
@@ -173,11 +170,9 @@ class _TextCallBuffer:
         for c in self.held[1:]:
             merged = merged + c
         msg = merged.message
-        parsed = (
-            parse_text_tool_calls(self.text, self.names)
-            if isinstance(msg, AIMessageChunk) and not msg.tool_call_chunks
-            else None
-        )
+        if not isinstance(msg, AIMessageChunk) or msg.tool_call_chunks:
+            return self.held
+        parsed = parse_text_tool_calls(self.text, self.names)
         if parsed is None:
             return self.held
         rest, calls = parsed
@@ -352,10 +347,12 @@ def openai_chat_model(
 ) -> OpenAICompatChatModel:
     """The OpenAI-compatible chat model for a role."""
     return OpenAICompatChatModel(
-        model=settings.model_name(role),
-        base_url=_base_url(settings),
-        api_key=_api_key(settings),
-        timeout=settings.request_timeout,
+        # Field names, not their aliases (model, base_url, api_key, timeout): ChatOpenAI
+        # populates by name, and only the names are in its typed constructor.
+        model_name=settings.model_name(role),
+        openai_api_base=_base_url(settings),
+        openai_api_key=SecretStr(_api_key(settings)),
+        request_timeout=settings.request_timeout,
         max_retries=settings.max_retries,
         temperature=0.0,  # deterministic where the model allows it (the LLM cache relies on it)
         stream_usage=True,  # usage in streams too: budgets count tokens
