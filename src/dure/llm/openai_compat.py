@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -52,8 +51,6 @@ def _api_key(settings: Settings) -> str:
     """The key to send; a missing key is an error only for OpenAI itself."""
     if settings.api_key is not None and settings.api_key.get_secret_value():
         return settings.api_key.get_secret_value()
-    if env := os.environ.get("OPENAI_API_KEY"):
-        return env
     if "api.openai.com" in _base_url(settings):
         raise ProviderError(
             "OpenAI API 키가 없습니다: DURE_API_KEY를 설정하거나, "

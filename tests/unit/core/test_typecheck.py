@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 
-NODE = '''
+NODE = """
 from dure.agents.contract.deps import Deps
 from dure.agents.contract.state import ContractState
 from dure.events import Thinking, emit
@@ -22,7 +22,7 @@ from dure.events import Thinking, emit
 async def summarize(state: ContractState, *, deps: Deps) -> ContractState:
     emit(Thinking({step}="summarize", content="요약 중"))
     return {{"final_response": state["{key}"]}}
-'''
+"""
 
 
 def mypy(tmp_path: Path, name: str, source: str) -> subprocess.CompletedProcess[str]:

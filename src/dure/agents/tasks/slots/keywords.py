@@ -132,4 +132,3 @@ def extract_keywords(u: Utterance) -> None:
 def canonical_cuisine(word: str) -> str | None:
     """`"초밥"` → `"일식"`; None for words outside the vocabulary."""
     return _CUISINE.get(word.strip().lower())
-
