@@ -49,6 +49,7 @@ __all__ = [
     "SearchMode",
     "Store",
     "StoreName",
+    "store_name",
     "StoredDoc",
     "get_embedder",
     "list_collections",
@@ -76,11 +77,16 @@ def postgres_dsn(settings: Settings, dsn: str | None = None) -> str:
     return url.replace("postgresql+psycopg://", "postgresql://")
 
 
+def store_name(store: str) -> StoreName:
+    """`store` as a store name, or a clear error (for names typed by a user)."""
+    for known in STORES:
+        if store == known:
+            return known
+    raise DureError(f"알 수 없는 저장소입니다: {store!r} (memory, faiss, pgvector)")
+
+
 def _backend(settings: Settings, store: str | None) -> StoreName:
-    backend = store or settings.search.store
-    if backend not in STORES:
-        raise DureError(f"알 수 없는 저장소입니다: {backend!r} (memory, faiss, pgvector)")
-    return backend
+    return store_name(store or settings.search.store)
 
 
 def open_collection(

@@ -6,12 +6,15 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from dure.errors import DureError
+
+if TYPE_CHECKING:
+    from dure.retrieval import StoreName
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
@@ -81,7 +84,7 @@ def index(
 
     if kind not in KINDS:
         raise DureError(f"--kind는 {', '.join(KINDS)} 중 하나여야 합니다: {kind!r}")
-    col = open_collection(collection, get_settings(), store=store)  # type: ignore[arg-type]
+    col = open_collection(collection, get_settings(), store=_store(store))
     labels = {"added": "추가", "unchanged": "변경 없음", "replaced": "새 버전으로 교체"}
     failed = 0
 
@@ -131,12 +134,12 @@ def search(
         raise DureError(f"--kind는 {', '.join(KINDS)} 중 하나여야 합니다: {kind!r}")
     if mode is not None and mode not in SEARCH_MODES:
         raise DureError(f"--mode는 hybrid, keyword, dense 중 하나여야 합니다: {mode!r}")
-    col = open_collection(collection, get_settings(), store=store)  # type: ignore[arg-type]
+    col = open_collection(collection, get_settings(), store=_store(store))
     with _LazyBar() as bar:  # a collection built with another embedder is re-embedded first
         col.progress = bar
         col.ensure_vectors()
     if not col.documents():
-        known = [c.name for c in list_collections(get_settings(), store=store)]  # type: ignore[arg-type]
+        known = [c.name for c in list_collections(get_settings(), store=_store(store))]
         if collection not in known:
             names = ", ".join(known) or "없음"
             raise DureError(f"컬렉션 '{collection}'이 없습니다 (있는 컬렉션: {names}).")
@@ -187,6 +190,12 @@ def search(
             out.print("[dim]결과가 없습니다.[/]")
 
 
+def _store(store: str | None) -> StoreName | None:
+    from dure.retrieval import store_name
+
+    return store_name(store) if store else None
+
+
 def _read_lines(path: Path) -> list[str]:
     if str(path) == "-":
         return [ln for ln in sys.stdin.read().splitlines() if ln.strip()]
@@ -211,7 +220,7 @@ def collections(store: StoreOpt = None) -> None:
     from dure.retrieval import list_collections
     from dure.settings import get_settings
 
-    found = list_collections(get_settings(), store=store)  # type: ignore[arg-type]
+    found = list_collections(get_settings(), store=_store(store))
     if not found:
         out.print("[dim]컬렉션이 없습니다. `dure index FILE --collection 이름`으로 만드세요.[/]")
     for c in found:  # tab-separated, as other tools read it

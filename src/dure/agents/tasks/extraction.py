@@ -35,12 +35,12 @@ async def llm_fill(
     model: BaseChatModel,
 ) -> list[str]:
     """Fill empty slots from the model's reading of `text`; returns the slots it filled."""
-    empty = empty_slots(conv, schema)
+    specs = {name: spec for name in empty_slots(conv, schema) if (spec := schema.spec(name))}
+    empty = list(specs)
     if not empty:
         return []
     fields: dict[str, Any] = {
-        name: (str | None, Field(None, description=schema.spec(name).label))  # type: ignore[union-attr]
-        for name in empty
+        name: (str | None, Field(None, description=spec.label)) for name, spec in specs.items()
     }
     phrases = await agenerate_structured(
         model,
@@ -56,7 +56,7 @@ async def llm_fill(
         if not phrase:
             continue
         parsed = parse_slots(str(phrase), schema, now, expect=[name])
-        is_datetime = schema.spec(name).type == "datetime"  # type: ignore[union-attr]
+        is_datetime = specs[name].type == "datetime"
         only = ParseResult(
             slots={k: v for k, v in parsed.slots.items() if k == name},
             day=parsed.day if is_datetime else None,
