@@ -9,10 +9,8 @@ chat template. Structured output and tool calls are decoded under a JSON schema 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,7 +33,6 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from dure.errors import DureError
 from dure.llm.cache import SQLiteLLMCache
 from dure.llm.constrained import (
     AnswerStream,
@@ -48,76 +45,10 @@ from dure.llm.constrained import (
     schema_prompt,
     tools_prompt,
 )
+from dure.llm.engine import Engine, LocalModelError, load_engine
 from dure.llm.toolcalls import as_tool_call_chunks
-from dure.llm.weights import expected_sha256, verify_model
+from dure.llm.weights import expected_sha256
 from dure.settings import Role, Settings
-
-
-class LocalModelError(DureError):
-    """The local model cannot run (llama-cpp-python missing, prompt too long for its context)."""
-
-
-@dataclass
-class Engine:
-    """One loaded model: the `Llama`, its chat formatter and the lock that serialises it."""
-
-    llama: Any
-    formatter: Any
-    lock: threading.Lock
-    load_seconds: float
-
-
-_engines: dict[tuple[str, int, int], Engine] = {}
-_engines_lock = threading.Lock()
-
-
-def load_engine(path: Path, n_ctx: int, n_threads: int, sha256: str | None) -> Engine:
-    """The shared engine for a model file, loaded (and verified) on first use."""
-    key = (str(path), n_ctx, n_threads)
-    with _engines_lock:
-        if key not in _engines:
-            verify_model(path, sha256)
-            if not _engines:
-                atexit.register(close_engines)
-            _engines[key] = _load(path, n_ctx, n_threads)
-        return _engines[key]
-
-
-def close_engines() -> None:
-    """Free every loaded model (at exit: `Llama.__del__` during interpreter teardown fails loudly)."""
-    with _engines_lock:
-        for engine in _engines.values():
-            # A generation still running (an interrupted turn) keeps its model: freeing it
-            # under the running thread would crash.
-            if engine.lock.acquire(timeout=2):
-                try:
-                    engine.llama.close()
-                finally:
-                    engine.lock.release()
-        _engines.clear()
-
-
-def _load(path: Path, n_ctx: int, n_threads: int) -> Engine:
-    try:
-        from llama_cpp import Llama
-        from llama_cpp.llama_chat_format import CHATML_CHAT_TEMPLATE, Jinja2ChatFormatter
-    except ImportError as e:
-        raise LocalModelError(
-            "llama-cpp-python이 설치되어 있지 않습니다: pip install 'dure[local]'"
-        ) from e
-    started = time.perf_counter()
-    # No chat_format: the prompt is built from the GGUF's own template below.
-    llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
-    eos = llama.token_eos()
-    bos = llama.token_bos()
-    formatter = Jinja2ChatFormatter(
-        # A GGUF without a template is rare; ChatML is the common denominator then.
-        template=llama.metadata.get("tokenizer.chat_template") or CHATML_CHAT_TEMPLATE,
-        eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
-        bos_token=llama._model.token_get_text(bos) if bos != -1 else "",
-        stop_token_ids=[eos],
-    )
-    return Engine(llama, formatter, threading.Lock(), time.perf_counter() - started)
 
 
 @lru_cache(maxsize=64)
