@@ -1,4 +1,4 @@
-"""How `benchmarks/understanding.py` reaches each decision: the code path an agent runs.
+"""How `benchmarks/understanding.py` reaches each decision: the `dure.korean` call an agent makes.
 
 Each adapter takes a case, the models and whether the LLM tier may run, and returns an
 `Outcome`: the score (1 right, 0 wrong; slots give their micro-F1 parts), how the decision was
@@ -15,23 +15,18 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from dure.agents.assistant import nodes as assistant_nodes
-from dure.agents.assistant.deps import Deps as AssistantDeps
-from dure.agents.assistant.routing import rule_route
-from dure.agents.contract import nodes as contract_nodes
 from dure.agents.contract.context import previous_turn_from
-from dure.agents.contract.scope import ScopeValidator, references_previous_turn
-from dure.agents.pte import nodes as pte_nodes
-from dure.agents.pte.deps import Deps as PteDeps
-from dure.agents.pte.intent import is_chitchat
 from dure.agents.pte.state import current_datetime
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent
 from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.slots.when import as_seoul
 from dure.agents.tasks.state import ConversationState
+from dure.korean.followup import decide_followup, followup_by_rules
+from dure.korean.intent import decide_intent, is_chitchat
+from dure.korean.route import decide_route, rule_route
+from dure.korean.scope import decide_scope, scope_by_rules
 from dure.llm import ModelSet, StructuredOutputError
-from dure.tools.base import ToolRegistry
 
 
 @dataclass
@@ -54,70 +49,50 @@ def _messages(case: dict[str, Any]) -> list[BaseMessage]:
 
 
 async def scope(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
-    validator = ScopeValidator(lambda: models("fast"))
-    ruled = validator.by_rules(case["message"], has_history=False)
+    message = case["message"]
+    ruled = scope_by_rules(message)
     if ruled is None and not llm:
         return Outcome(0, "abstained", None)
     try:
-        result = ruled or await validator.validate(case["message"], has_history=False)
+        result = ruled or await decide_scope(message, models)
     except StructuredOutputError:
         return Outcome(0, "llm", "invalid JSON")
     return Outcome(float(result.in_scope == case["in_scope"]), result.decided_by, result.kind)
 
 
 async def followup(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
-    messages = _messages(case)
-    previous = previous_turn_from(messages)
-    gold = case["refers_to_previous"]
-    if not previous:
-        return Outcome(float(not gold), "rule", False)
-    message = case["message"]
-    ruled = ScopeValidator(lambda: models("fast")).by_rules(message, has_history=True)
-    if references_previous_turn(message):
-        return Outcome(float(gold), "rule", True)
-    if ruled is not None and (ruled.self_contained or ruled.kind == "smalltalk"):
-        return Outcome(float(not gold), "rule", False)
-    if not llm:
+    previous = previous_turn_from(_messages(case))
+    message, gold = case["message"], case["refers_to_previous"]
+    ruled = followup_by_rules(message, bool(previous))
+    if ruled is None and not llm:
         return Outcome(0, "abstained", None)
-    deps = contract_nodes.Deps.__new__(contract_nodes.Deps)  # only `models` is read
-    deps.models = models
-    state = {"user_message": message, "messages": messages, "previous_turn": previous}
-    update = await contract_nodes.check_previous_context(state, deps=deps)  # type: ignore[arg-type]
-    got = bool(update.get("need_previous_context"))
-    return Outcome(float(got == gold), "llm", got)
+    try:
+        result = ruled or await decide_followup(message, previous, models)
+    except StructuredOutputError:
+        return Outcome(0, "llm", "invalid JSON")
+    got = result.refers_to_previous
+    return Outcome(float(got == gold), result.decided_by, got)
 
 
 async def intent(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
     message = case["message"]
-    if is_chitchat(message):
-        got = ("chitchat", False)
-        by = "rule"
-    elif not llm:
+    if not llm and not is_chitchat(message):
         return Outcome(0, "abstained", None)
-    else:
-        deps = PteDeps(models.settings, models, ToolRegistry([]))
-        state = {
-            "input": message,
-            "messages": case.get("history") or [],
-            "current_datetime": current_datetime(),
-        }
-        update = await pte_nodes.intent_classifier(state, deps=deps)  # type: ignore[arg-type]
-        got = (update.get("intent"), update.get("needs_tool"))
-        by = "llm"
-    right = (got[0] == case["intent"]) + (got[1] == case["needs_tool"])
-    return Outcome(right / 2, by, got)
+    try:
+        d = await decide_intent(message, case.get("history") or [], models, current_datetime())
+    except StructuredOutputError:
+        return Outcome(0, "llm", "invalid JSON")
+    right = (d.intent == case["intent"]) + (d.needs_tool == case["needs_tool"])
+    return Outcome(right / 2, d.decided_by, (d.intent, d.needs_tool))
 
 
 async def route(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
     question = case["message"]
-    ruled = rule_route(question, True)
-    if ruled is not None:
-        return Outcome(float(ruled.route == case["route"]), "rule", ruled.route)
-    if not llm:
+    if not llm and rule_route(question, True) is None:
         return Outcome(0, "abstained", None)
-    deps = AssistantDeps(models.settings, models, ToolRegistry([]), {"collection": "docs"})
-    decision = await assistant_nodes._llm_route(deps, _messages(case), question)
-    return Outcome(float(decision.route == case["route"]), "llm", decision.route)
+    history = _messages(case)[:-1]
+    d = await decide_route(question, history, models, has_documents=True, collection="docs")
+    return Outcome(float(d.route == case["route"]), d.decided_by, d.route)
 
 
 def _surface(slots: dict[str, Any]) -> dict[str, Any]:

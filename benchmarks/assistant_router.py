@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dure.agents.assistant.routing import rule_route
+from dure.korean.route import rule_route
 
 #: (question, the right route)
 LABELLED = [

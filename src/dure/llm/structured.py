@@ -61,9 +61,10 @@ def validate(schema: type[T], text: str) -> T:
         raise StructuredOutputError("schema mismatch", text) from e
 
 
-def _bound(model: BaseChatModel, schema: type[BaseModel]) -> Any:
+def _bound(model: BaseChatModel, schema: type[BaseModel], max_tokens: int | None) -> Any:
     fmt = response_format(model, schema.model_json_schema(), schema.__name__)
-    return model.bind(response_format=fmt)
+    limit = {"max_tokens": max_tokens} if max_tokens else {}
+    return model.bind(response_format=fmt, **limit)
 
 
 def generate_structured(
@@ -73,16 +74,22 @@ def generate_structured(
     *,
     repair: bool = False,
     config: RunnableConfig | None = None,
+    max_tokens: int | None = None,
 ) -> T:
-    """One structured call (plus, if `repair`, one retry that shows the model its mistake)."""
-    reply = _bound(model, schema).invoke(messages, config=config)
+    """One structured call (plus, if `repair`, one retry that shows the model its mistake).
+
+    `max_tokens` bounds the reply; a reply cut off by it is not valid JSON and fails closed.
+    """
+    reply = _bound(model, schema, max_tokens).invoke(messages, config=config)
     try:
         return validate(schema, _text(reply))
     except StructuredOutputError as first:
         if not repair:
             raise
         retry = [*messages, reply, HumanMessage(REPAIR_PROMPT.format(error=first.reason))]
-        return validate(schema, _text(_bound(model, schema).invoke(retry, config=config)))
+        return validate(
+            schema, _text(_bound(model, schema, max_tokens).invoke(retry, config=config))
+        )
 
 
 async def agenerate_structured(
@@ -92,16 +99,18 @@ async def agenerate_structured(
     *,
     repair: bool = False,
     config: RunnableConfig | None = None,
+    max_tokens: int | None = None,
 ) -> T:
     """Async `generate_structured`."""
-    reply = await _bound(model, schema).ainvoke(messages, config=config)
+    reply = await _bound(model, schema, max_tokens).ainvoke(messages, config=config)
     try:
         return validate(schema, _text(reply))
     except StructuredOutputError as first:
         if not repair:
             raise
         retry = [*messages, reply, HumanMessage(REPAIR_PROMPT.format(error=first.reason))]
-        return validate(schema, _text(await _bound(model, schema).ainvoke(retry, config=config)))
+        bound = _bound(model, schema, max_tokens)
+        return validate(schema, _text(await bound.ainvoke(retry, config=config)))
 
 
 def _text(reply: BaseMessage | Any) -> str:

@@ -144,5 +144,10 @@ def test_executor_bookkeeping_in_the_thread_state(make_harness):
     assert entry["name"] == "get_article_by_index" and entry["ok"] and entry["origin"] == "rule"
     assert state["collected_info"][0]["articles"][0]["title"] == "계약의 해지"
     assert state["iteration_count"] == 1
-    assert [d["node"] for d in state["decision_log"]] == ["scope_validator", "planner", "evaluator"]
+    assert [d["node"] for d in state["decision_log"]] == [
+        "scope_validator",
+        "check_previous_context",
+        "planner",
+        "evaluator",
+    ]
     assert state["decision_log"][-1]["by"] == "rule"

@@ -23,12 +23,9 @@ from dure.agents.assistant.deps import Deps
 from dure.agents.assistant.prompts import (
     CONTEXT_HEADER,
     NO_DOCUMENTS,
-    ROUTER_INPUT,
-    ROUTER_PROMPT,
     SUMMARY_HEADER,
     SYSTEM_PROMPT,
 )
-from dure.agents.assistant.routing import RouteDecision, rule_route, tool_hint
 from dure.agents.assistant.state import AssistantState
 from dure.errors import ErrorCode
 from dure.events import (
@@ -39,8 +36,9 @@ from dure.events import (
     ToolSelected,
     emit,
 )
-from dure.llm import StructuredOutputError, agenerate_structured
-from dure.memory import compact, format_summary_for_prompt, render_transcript
+from dure.korean.decision import DECIDED_BY_LABEL
+from dure.korean.route import decide_route, tool_hint
+from dure.memory import compact, format_summary_for_prompt
 from dure.sources import Source, unique_sources
 from dure.tags import ANSWER_TAG
 from dure.usage import BudgetExceeded
@@ -49,8 +47,6 @@ log = logging.getLogger(__name__)
 
 #: Longest tool output handed back to the model (the rest is cut, and said to be).
 MAX_TOOL_CHARS = 6_000
-#: Messages of recent history the router sees (follow-ups need them).
-ROUTER_HISTORY = 4
 
 
 def build_system_prompt(summary: str | None, context: str | None) -> str:
@@ -101,30 +97,22 @@ def _as_source(hit: Any) -> Source:
 
 
 async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
-    """rag vs agent: a rule when it is sure, else one structured LLM call."""
+    """rag vs agent: a rule when it is sure, else one bounded LLM call."""
     messages = state.get("messages", [])
     question = last_question(messages)
-    decision = rule_route(question, deps.has_retriever)
-    how = "규칙"
-    if decision is None:
-        how = "LLM"
-        decision = await _llm_route(deps, messages, question)
-    emit(Thinking(step="router", content=f"{how} 판단: {decision.route} — {decision.reason}"))
-    return {"next_action": decision.route}
-
-
-async def _llm_route(deps: Deps, messages: Sequence[BaseMessage], question: str) -> RouteDecision:
-    history = render_transcript(messages[-(ROUTER_HISTORY + 1) : -1]) or "(없음)"
-    prompt: list[BaseMessage] = [
-        SystemMessage(ROUTER_PROMPT.format(collection=deps.collection or "(이름 없음)")),
-        HumanMessage(ROUTER_INPUT.format(history=history, question=question)),
-    ]
-    try:
-        return await agenerate_structured(deps.models("fast"), prompt, RouteDecision)
-    except StructuredOutputError as e:
-        # Fail closed on the safe side: rag only adds documents; the agent keeps its tools.
-        log.warning("router reply unusable (%s); taking the rag route", e.reason)
-        return RouteDecision(route="rag", reason="분류 응답을 해석하지 못해 문서도 함께 확인")
+    d = await decide_route(
+        question,
+        messages[:-1],
+        deps.models,
+        has_documents=deps.has_retriever,
+        collection=deps.collection,
+    )
+    emit(
+        Thinking(
+            step="router", content=f"{DECIDED_BY_LABEL[d.decided_by]} 판단: {d.route} — {d.reason}"
+        )
+    )
+    return {"next_action": d.route}
 
 
 async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:

@@ -12,16 +12,3 @@ SYSTEM_PROMPT = """당신은 도움이 되는 AI 어시스턴트입니다.
 SUMMARY_HEADER = "[이전 대화 요약]"
 CONTEXT_HEADER = "[참고 문서]"
 NO_DOCUMENTS = "(검색된 문서가 없습니다)"
-
-ROUTER_PROMPT = """사용자의 질문을 처리할 경로를 고르세요.
-- rag: 회사 문서, 정책, 규정 등 저장된 문서에서 정보를 찾아야 하는 질문
-- agent: 일반 대화, 계산, 코딩, 날씨, 검색 등
-
-저장된 문서 컬렉션: {collection}
-JSON 객체 하나로만 답하세요: {{"route": "rag" 또는 "agent", "reason": "짧은 이유"}}"""
-
-ROUTER_INPUT = """[최근 대화]
-{history}
-
-[현재 질문]
-{question}"""

@@ -15,13 +15,13 @@ from dure.agents.contract import prompts
 from dure.agents.contract.state import ContractState, ToolCall
 from dure.agents.contract.tools import table_of_contents
 from dure.documents.contract import Contract
+from dure.korean.followup import format_previous_turn
 
 #: The answer prompt's budget for collected information (characters).
 CONTEXT_BUDGET = 5000
 #: The evaluator's budget for collected information (characters).
 EVALUATOR_BUDGET = 3500
 #: One side of the previous turn, cut here.
-PREVIOUS_TURN_CHARS = 1500
 
 
 def previous_turn_from(messages: list[AnyMessage]) -> list[dict[str, Any]]:
@@ -39,15 +39,6 @@ def previous_turn_from(messages: list[AnyMessage]) -> list[dict[str, Any]]:
                 },
             ]
     return []
-
-
-def format_previous_turn(previous_turn: list[dict[str, Any]]) -> str:
-    """`사용자: …` / `챗봇: …` lines."""
-    who = {"user": "사용자", "assistant": "챗봇"}
-    return "\n".join(
-        f"{who.get(t['role'], t['role'])}: {t['content'][:PREVIOUS_TURN_CHARS]}"
-        for t in previous_turn
-    )
 
 
 def _call_text(name: str, args: dict[str, Any]) -> str:

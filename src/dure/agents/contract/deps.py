@@ -7,7 +7,6 @@ from typing import Any
 
 from dure.agent import AgentContext
 from dure.agents.contract.library import index_documents, open_library
-from dure.agents.contract.scope import ScopeValidator
 from dure.agents.contract.state import ContractState
 from dure.agents.contract.tools import ContractLibrary, build_registry
 from dure.documents.contract import Contract
@@ -24,9 +23,6 @@ class Deps:
     models: ModelSet
     library: ContractLibrary
     options: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.scope = ScopeValidator(lambda: self.models("fast"))
 
     @classmethod
     def from_context(cls, ctx: AgentContext) -> Deps:

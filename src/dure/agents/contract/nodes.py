@@ -19,7 +19,6 @@ from dure.agents.contract.context import (
     EVALUATOR_BUDGET,
     answer_context,
     format_collected_detail,
-    format_previous_turn,
     planner_messages,
     previous_turn_from,
 )
@@ -38,6 +37,8 @@ from dure.events import (
     ToolSelected,
     emit,
 )
+from dure.korean.followup import decide_followup, followup_by_rules
+from dure.korean.scope import decide_scope
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.sources import Source
 from dure.tags import ANSWER_TAG
@@ -56,13 +57,6 @@ __all__ = [
 
 #: The planner's reply is a few tool calls; a model that starts to answer instead is cut here.
 PLANNER_MAX_TOKENS = 256
-
-
-class PreviousContextDecision(BaseModel):
-    """check_previous_context's JSON."""
-
-    need_previous_context: bool
-    reasoning: str = ""
 
 
 class Judgement(BaseModel):
@@ -101,7 +95,7 @@ async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
             text = prompts.CONTRACT_CONFLICT.format(bound=name)
             return {"previous_turn": previous, **_finish(text, ErrorCode.CONTRACT_CONFLICT)}
     try:
-        result = await deps.scope.validate(state["user_message"], has_history=bool(previous))
+        result = await decide_scope(state["user_message"], deps.models, bool(previous))
     except StructuredOutputError:
         return {
             "previous_turn": previous,
@@ -113,7 +107,6 @@ async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
         "kind": result.kind,
         "by": result.decided_by,
         "reason": result.reason,
-        "references_previous_context": result.references_previous_context,
     }
     if not result.in_scope:
         return {
@@ -122,49 +115,33 @@ async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
             "decision_log": [decision],
             **_finish(prompts.REFUSAL),
         }
-    # Decided here by rule, so check_previous_context needs no model call: a reference word
-    # means yes; a question that names its own articles means no; anything else is undecided.
-    need: bool | None = None
-    if previous and result.references_previous_context:
-        need = True
-    elif result.self_contained or result.kind == "smalltalk":
-        need = False
-    return {
-        "previous_turn": previous,
-        "question_kind": result.kind,
-        "need_previous_context": need,
-        "decision_log": [decision],
-    }
+    return {"previous_turn": previous, "question_kind": result.kind, "decision_log": [decision]}
 
 
 # ---------------------------------------------------------------- [2] check_previous_context
 
 
 async def check_previous_context(state: ContractState, *, deps: Deps) -> ContractState:
-    """Does the question need the previous turn? Skip if decided; false without history."""
-    if state.get("need_previous_context") is not None:
-        return {}
-    if not state.get("previous_turn"):
-        return {"need_previous_context": False}
-    emit(Thinking(step="check_previous_context", content="이전 대화가 필요한지 판단하고 있습니다."))
-    messages = [
-        SystemMessage(prompts.PREVIOUS_CONTEXT_SYSTEM),
-        HumanMessage(
-            prompts.PREVIOUS_CONTEXT_USER.format(
-                previous_turn=format_previous_turn(state["previous_turn"]),
-                question=state["user_message"],
+    """Does the question need the previous turn? Rules first, then one bounded model call."""
+    previous = state.get("previous_turn") or []
+    if previous and followup_by_rules(state["user_message"], True) is None:
+        emit(
+            Thinking(
+                step="check_previous_context", content="이전 대화가 필요한지 판단하고 있습니다."
             )
-        ),
-    ]
-    try:
-        decision = await agenerate_structured(
-            deps.models("fast"), messages, PreviousContextDecision
         )
+    try:
+        d = await decide_followup(state["user_message"], previous, deps.models)
     except StructuredOutputError:
         return {"need_previous_context": False, "error": ErrorCode.STRUCTURED_OUTPUT}
-    entry = {"node": "check_previous_context", **decision.model_dump()}
+    entry = {
+        "node": "check_previous_context",
+        "need_previous_context": d.refers_to_previous,
+        "by": d.decided_by,
+        "reasoning": d.reason,
+    }
     return {
-        "need_previous_context": decision.need_previous_context,
+        "need_previous_context": d.refers_to_previous,
         "decision_log": [*state.get("decision_log", []), entry],
     }
 

@@ -23,25 +23,6 @@ STRUCTURED_ERROR = (
 MAX_ITERATIONS_NOTE = "최대 탐색 횟수({n}회)에 도달해 지금까지 모은 정보로 답합니다."
 NO_PROGRESS_NOTE = "더 찾을 새 정보가 없어 지금까지 모은 정보로 답합니다."
 
-# ---------------------------------------------------------------- ScopeValidator
-
-SCOPE_SYSTEM = (
-    "당신은 계약서 Q&A 챗봇의 질문 분류기입니다. 사용자는 자신의 계약서를 챗봇에 연결해 두었습니다. "
-    "질문이 계약서 내용(조항, 권리와 의무, 기간, 대금, 해지, 책임, 분쟁 등)이나 계약 관계에서 "
-    "생기는 일상적인 상황에 관한 것이면 in_scope=true, 계약서와 무관한 주제(날씨, 잡담, 코딩, "
-    "일반 상식 등)이면 in_scope=false 입니다. "
-    'JSON으로만 답하세요: {"in_scope": true/false, "reasoning": "한 문장 이유"}'
-)
-SCOPE_USER = "질문: {question}"
-
-# ---------------------------------------------------------------- check_previous_context
-
-PREVIOUS_CONTEXT_SYSTEM = (
-    "이전 대화를 참조하는 질문인가요? 현재 질문이 직전 답변의 내용(그 조항, 방금 말한 것, "
-    "추가 설명 요청 등)을 알아야 답할 수 있으면 true, 질문만으로 답할 수 있으면 false 입니다. "
-    'JSON으로만 답하세요: {"need_previous_context": true/false, "reasoning": "한 문장 이유"}'
-)
-PREVIOUS_CONTEXT_USER = "직전 대화:\n{previous_turn}\n\n현재 질문: {question}"
 
 # ---------------------------------------------------------------- planner
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dure.agents.contract.scope import morphemes
 from dure.agents.contract.state import ToolCall
 from dure.agents.contract.tools import (
     GET_ARTICLE_BY_INDEX,
@@ -28,6 +27,7 @@ from dure.agents.contract.tools import (
 )
 from dure.documents.contract import Contract
 from dure.documents.refs import extract_article_refs, find_article_numbers
+from dure.retrieval.tokenize import tagged as morphemes
 from dure.sources import Source, unique_sources
 from dure.tools import signature
 

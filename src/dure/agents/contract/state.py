@@ -14,6 +14,7 @@ from langgraph.graph.message import Messages, add_messages
 
 from dure.agent import Answer, UserTurn
 from dure.errors import ErrorCode
+from dure.korean.scope import QuestionKind
 from dure.sources import parse_sources
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
 
 #: How many messages a thread keeps (only the previous turn is ever read; the rest is history).
 MAX_THREAD_MESSAGES = 20
-
-QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
 
 
 def recent_messages(old: Messages, new: Messages) -> Messages:

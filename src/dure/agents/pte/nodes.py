@@ -14,7 +14,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from dure.agents.pte import prompts
 from dure.agents.pte.dag import run_plan, successful_outputs
 from dure.agents.pte.deps import Deps
-from dure.agents.pte.intent import IntentDecision, is_chitchat
 from dure.agents.pte.plan import FailClosed, compile_plan
 from dure.agents.pte.state import PTEState, step_sources
 from dure.errors import ErrorCode
@@ -28,7 +27,9 @@ from dure.events import (
     ToolSelected,
     emit,
 )
-from dure.llm import StructuredOutputError, agenerate_structured
+from dure.korean.decision import DECIDED_BY_LABEL
+from dure.korean.intent import decide_intent
+from dure.llm import StructuredOutputError
 from dure.tags import ANSWER_TAG
 
 #: Messages of earlier turns shown to the models.
@@ -41,12 +42,6 @@ CLIP_CHARS = 3000
 
 def _clip(text: str, limit: int = CLIP_CHARS) -> str:
     return text if len(text) <= limit else f"{text[:limit]} …(이하 {len(text) - limit:,}자 생략)"
-
-
-def _history_text(messages: list[dict]) -> str:
-    recent = messages[-PROMPT_HISTORY:]
-    lines = [f"{m['role']}: {_clip(str(m['content']), 500)}" for m in recent]
-    return "\n".join(lines) or prompts.NO_HISTORY
 
 
 def _chat_history(messages: list[dict]) -> list[BaseMessage]:
@@ -82,28 +77,18 @@ def _with_turn(state: PTEState, result: str) -> list[dict]:
 
 async def intent_classifier(state: PTEState, *, deps: Deps) -> PTEState:
     """Intent, a context-complete rewrite of the request, and whether tools are needed."""
-    text = state["input"]
-    if is_chitchat(text):  # rule-based: obvious chitchat needs no LLM call
-        emit(Thinking(step="intent_classifier", content="인사/잡담으로 판단했습니다."))
-        return {"intent": "chitchat", "rewritten_query": text.strip(), "needs_tool": False}
     emit(Thinking(step="intent_classifier", content="의도를 파악하고 질문을 정리하는 중입니다."))
-    messages = [
-        SystemMessage(prompts.INTENT_PROMPT.format(current_datetime=state["current_datetime"])),
-        HumanMessage(
-            prompts.INTENT_INPUT.format(
-                history=_history_text(state.get("messages") or []), input=_clip(text)
-            )
-        ),
-    ]
     try:
-        d = await agenerate_structured(deps.models("fast"), messages, IntentDecision)
+        d = await decide_intent(
+            state["input"], state.get("messages") or [], deps.models, state["current_datetime"]
+        )
     except StructuredOutputError as e:  # fail closed: no guessed intent
         return FailClosed(ErrorCode.INTENT, e.reason).update()
     tool_note = "도구 필요" if d.needs_tool else "도구 불필요"
     emit(
         Thinking(
             step="intent_classifier",
-            content=f"의도: {d.intent} · {tool_note} · 질문: {d.rewritten_query}",
+            content=f"의도: {d.intent} · {tool_note} · 질문: {d.rewritten_query} ({DECIDED_BY_LABEL[d.decided_by]})",
         )
     )
     return {"intent": d.intent, "rewritten_query": d.rewritten_query, "needs_tool": d.needs_tool}

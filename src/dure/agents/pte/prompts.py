@@ -3,29 +3,6 @@
 Placeholders are `str.format` fields; literal JSON braces are doubled.
 """
 
-INTENT_PROMPT = """당신은 대화형 에이전트의 의도 분류기입니다. 대화 기록과 현재 메시지를 보고 JSON 객체 하나로만 답하세요.
-
-의도(intent):
-- new_question: 새로운 주제에 대한 질문이나 요청 (예: "서울 맛집 추천해줘")
-- follow_up: 이전 대화의 후속 질문 (예: "더 있어?", "다른 건?")
-- clarification: 이전 답변에 대한 명확화 요청 (예: "무슨 말이야?", "예시 들어줘")
-- chitchat: 인사, 감사, 잡담 (예: "고마워", "안녕", "ㅋㅋ")
-
-규칙:
-1. constraints: 이전 대화에서 이어지는 제약조건(장소, 시간, 대상, 조건 등)을 적으세요. 없으면 "".
-2. rewritten_query: 대화 기록 없이도 이해되도록 요청을 다시 쓰세요. follow_up과 clarification은 이전 대화의 제약조건을 하나도 빠뜨리지 마세요.
-   예: 이전 요청 "영등포 견과류 알레르기 안전한 맛집 추천해줘" 다음의 "더 있어?" → "영등포 견과류 알레르기 안전한 다른 맛집 추천"
-3. needs_tool: 검색, 최신 정보, 날씨, 계산, 현재 시각처럼 도구가 있어야 답할 수 있으면 true. 인사·잡담, 이전 답변만으로 답할 수 있는 명확화, 도구 없이 할 수 있는 작업(본문 번역·요약 등)은 false.
-4. 질문 없이 긴 본문(기사, 코드, 데이터)만 붙여 넣었으면 intent는 "new_question", rewritten_query는 "(콘텐츠 분석/처리)", needs_tool은 false입니다.
-
-현재 시각: {current_datetime}"""
-
-INTENT_INPUT = """대화 기록:
-{history}
-
-현재 메시지:
-{input}"""
-
 PLANNER_PROMPT = """당신은 실행 계획 컴파일러입니다. 사용자 요청을 도구 실행 계획(JSON)으로 바꾸세요. 답을 직접 쓰지 말고 계획만 만드세요.
 
 사용 가능한 도구 (이 목록에 없는 도구는 절대 쓰지 마세요):
@@ -97,5 +74,4 @@ GENERAL_CONVERSATION_PROMPT = """당신은 친절한 어시스턴트입니다. �
 현재 시각: {current_datetime}
 대화 의도: {intent}"""
 
-NO_HISTORY = "(없음)"
 NO_DONE_STEPS = "(없음)"

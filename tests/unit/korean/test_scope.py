@@ -1,14 +1,13 @@
-"""ScopeValidator rules and previous-turn detection (no model involved)."""
+"""Scope and previous-turn decisions: rules without a model, the bounded model call after."""
 
 from __future__ import annotations
 
 import pytest
 
-from dure.agents.contract.scope import (
-    ScopeValidator,
-    is_smalltalk,
-    references_previous_turn,
-)
+from dure.korean.followup import decide_followup, followup_by_rules, references_previous_turn
+from dure.korean.scope import decide_scope, is_smalltalk, scope_by_rules
+from dure.llm import ModelSet
+from dure.settings import Settings
 from dure.testing import ScriptedChatModel
 
 
@@ -69,35 +68,43 @@ def test_words_that_merely_contain_reference_syllables_do_not_count(text):
     ],
 )
 def test_rules_decide_clear_cases_without_a_model(text, kind):
-    validator = ScopeValidator(lambda: ScriptedChatModel([]))  # any call would fail the test
-    result = validator.by_rules(text, has_history=False)
+    result = scope_by_rules(text, has_history=False)
     assert result is not None and result.kind == kind and result.decided_by == "rule"
 
 
 def test_rules_leave_mixed_or_unknown_topics_to_the_model():
-    validator = ScopeValidator(lambda: ScriptedChatModel([]))
-    assert validator.by_rules("인생의 의미는 뭘까?", has_history=False) is None
-    assert validator.by_rules("게임 개발 계약의 저작권은?", has_history=False) is None
+    assert scope_by_rules("인생의 의미는 뭘까?", has_history=False) is None
+    assert scope_by_rules("게임 개발 계약의 저작권은?", has_history=False) is None
 
 
 def test_follow_up_reference_is_in_scope_only_with_history():
-    validator = ScopeValidator(lambda: ScriptedChatModel([]))
-    assert validator.by_rules("왜?", has_history=False) is None
-    result = validator.by_rules("왜?", has_history=True)
-    assert result is not None and result.in_scope and result.references_previous_context
+    assert scope_by_rules("왜?", has_history=False) is None
+    result = scope_by_rules("왜?", has_history=True)
+    assert result is not None and result.in_scope
+    followup = followup_by_rules("왜?", has_previous=True)
+    assert followup is not None and followup.refers_to_previous
 
 
 def test_article_reference_makes_the_question_self_contained():
-    validator = ScopeValidator(lambda: ScriptedChatModel([]))
-    assert validator.by_rules("제5조 내용이 뭐야?", has_history=True).self_contained
-    assert not validator.by_rules("그럼 제5조는?", has_history=True).self_contained
+    named = followup_by_rules("제5조 내용이 뭐야?", has_previous=True)
+    assert named is not None and not named.refers_to_previous
+    pointed = followup_by_rules("그럼 제5조는?", has_previous=True)
+    assert pointed is not None and pointed.refers_to_previous
 
 
-async def test_undecided_question_goes_to_the_fast_model():
+async def test_undecided_question_goes_to_the_fast_model(settings: Settings):
     model = ScriptedChatModel([{"in_scope": True, "reasoning": "계약 관계"}])
-    result = await ScopeValidator(lambda: model).validate("인생의 의미는 뭘까?", False)
+    result = await decide_scope("인생의 의미는 뭘까?", ModelSet(settings, model))
     assert result.in_scope and result.decided_by == "llm"
     assert len(model.calls) == 1
+
+
+async def test_an_open_followup_asks_the_fast_model_once(settings: Settings):
+    model = ScriptedChatModel([{"need_previous_context": True, "reasoning": "직전 조항"}])
+    previous = [{"role": "user", "content": "해지 조건은?"}, {"role": "assistant", "content": "…"}]
+    result = await decide_followup("위약금도 있어?", previous, ModelSet(settings, model))
+    assert result.refers_to_previous and result.decided_by == "llm"
+    assert len(model.calls) == 1 and "해지 조건은?" in model.calls[0].prompt
 
 
 def test_smalltalk_is_only_greetings():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dure.agents.pte.intent import is_chitchat
+from dure.korean.intent import is_chitchat
 
 
 @pytest.mark.parametrize(

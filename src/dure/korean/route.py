@@ -1,4 +1,6 @@
-"""Routing: `RouteDecision`, and the rules that decide the obvious cases without an LLM.
+"""The assistant's route (rag: search the user's documents / agent), and tool hints.
+
+Rules decide the obvious cases without an LLM.
 
 The rules only answer when the answer cannot be wrong in practice: no collection to search
 (nothing for `rag` to find), a greeting, or a question that names a tool's job (arithmetic,
@@ -8,19 +10,43 @@ goes to the LLM router. Mixed questions ("회사 규정대로 연차 계산해�
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
+
+from dure.korean import prompts
+from dure.korean.decision import DecidedBy
+from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
+from dure.memory import render_transcript
+
+log = logging.getLogger(__name__)
 
 Route = Literal["rag", "agent"]
 
 
 class RouteDecision(BaseModel):
-    """The router's decision."""
+    """The router's decision (decision first, one short reason)."""
 
     route: Route
-    reason: str = Field(description="짧은 이유")
+    reason: str = Field(max_length=80, description="짧은 이유")
+
+
+@dataclass(frozen=True)
+class RouteResult:
+    """The route and how it was decided."""
+
+    route: Route
+    reason: str
+    decided_by: DecidedBy
+
+
+#: Messages of recent history the LLM router sees (follow-ups need them).
+ROUTER_HISTORY = 4
 
 
 # Words that point at the stored documents. Strong ones decide `rag` alone; weak ones only
@@ -83,3 +109,34 @@ def tool_hint(question: str) -> str | None:
     if calc == now:  # neither, or both (then the model chooses)
         return None
     return "calculator" if calc else "get_current_datetime"
+
+
+async def decide_route(
+    question: str,
+    history: Sequence[BaseMessage],
+    models: ModelSet,
+    *,
+    has_documents: bool,
+    collection: str | None = None,
+) -> RouteResult:
+    """By rules when they are sure, else one bounded `fast` model call.
+
+    A reply that cannot be read fails towards `rag`: searching only adds documents, and the
+    agent keeps its tools.
+    """
+    ruled = rule_route(question, has_documents)
+    if ruled is not None:
+        return RouteResult(ruled.route, ruled.reason, "rule")
+    transcript = render_transcript(history[-ROUTER_HISTORY:]) or prompts.NO_HISTORY
+    prompt: list[BaseMessage] = [
+        SystemMessage(prompts.ROUTER_PROMPT.format(collection=collection or "(이름 없음)")),
+        HumanMessage(prompts.ROUTER_INPUT.format(history=transcript, question=question)),
+    ]
+    try:
+        d = await agenerate_structured(
+            models("fast"), prompt, RouteDecision, max_tokens=prompts.JUDGEMENT_MAX_TOKENS
+        )
+    except StructuredOutputError as e:
+        log.warning("router reply unusable (%s); taking the rag route", e.reason)
+        return RouteResult("rag", "분류 응답을 해석하지 못해 문서도 함께 확인", "llm")
+    return RouteResult(d.route, d.reason, "llm")

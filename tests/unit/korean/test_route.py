@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dure.agents.assistant.routing import rule_route, tool_hint
+from dure.korean.route import rule_route, tool_hint
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,11 @@
+"""Understanding the user's Korean: every decision about the user's words, in one place.
+
+Each decision runs its tiers cheapest first and says which one settled it (`decided_by`):
+near-certain rules, then (where it earns its place) nearest neighbours over example banks
+embedded with multilingual-e5, then one bounded LLM call that fails closed.
+
+- `scope` — is a message for the contract agent (contract / smalltalk / out_of_scope)?
+- `followup` — does answering it need the previous turn?
+- `intent` — plan-then-execute's intent, needs_tool and a standalone rewrite.
+- `route` — the assistant's route: search the user's documents (rag) or not (agent).
+"""

@@ -1,0 +1,130 @@
+"""Previous-turn reference: does answering a message need the previous turn's content?
+
+Rules first: reference words ("그", "그거", "방금", "아까", "그럼", "위에서", "더 자세히", "왜?")
+read from Kiwi morphemes, not substrings, so "그림", "그룹" and "아까시나무" do not count; a
+message that names its own articles or is small talk does not lean on the previous turn.
+Only what the rules leave open goes to the `fast` model (a bounded JSON judgement).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from dure.documents.refs import extract_article_refs
+from dure.korean import prompts
+from dure.korean.decision import DecidedBy
+from dure.llm import ModelSet, agenerate_structured
+from dure.retrieval.tokenize import tagged as morphemes
+
+_WHY_ONLY = re.compile(r"^\s*왜(?:요)?\s*[?？!.]*\s*$")
+#: Characters of each previous message shown to the model.
+PREVIOUS_TURN_CHARS = 1500
+
+_REF_PRONOUNS = {"그거", "그것", "그건", "그게", "저거", "저것"}
+_REF_CONJUNCTIONS = {"그럼", "그러면", "그렇다면", "그래서", "그런데", "그러니까"}
+_REF_ADVERBS = {"방금", "아까", "앞서", "조금전", "아까는"}
+_REF_PLACES = {"위", "앞"}
+_REF_TIMES = {"이전", "직전", "방금", "아까"}
+_REF_OBJECTS = {"답변", "대답", "답", "말", "내용", "질문", "설명"}
+_DETAIL = {"자세히", "구체적", "자세하", "구체적으로", "상세히"}
+
+
+def references_previous_turn(text: str) -> bool:
+    """Whether `text` points back at the previous turn ("그 조항", "그럼", "아까", "왜?" …).
+
+    Works on morphemes: "그" must be a determiner (MM), "아까" an adverb or noun of its own,
+    so words that merely contain these syllables ("그림", "그룹", "아까시나무") do not count.
+    """
+    if _WHY_ONLY.match(text):
+        return True
+    morphs = morphemes(text)
+    for i, (form, tag) in enumerate(morphs):
+        nxt = morphs[i + 1] if i + 1 < len(morphs) else ("", "")
+        if form == "그" and tag == "MM":
+            return True
+        if tag == "NP" and form in _REF_PRONOUNS:
+            return True
+        if tag in ("MAJ", "IC") and form in _REF_CONJUNCTIONS:
+            return True
+        if i == 0 and form == "그렇" and tag.startswith("VA"):  # 그렇다면, 그래?
+            return True
+        if tag.startswith("MA") and form in _REF_ADVERBS:
+            return True
+        if tag == "NNG" and form in _REF_PLACES and nxt[1] == "JKB" and nxt[0] in ("에서", "에"):
+            return True
+        if form in _REF_TIMES and nxt[0] in _REF_OBJECTS:
+            return True
+        if form == "더" and tag == "MAG" and nxt[0] in _DETAIL:
+            return True
+        if form == "다시" and nxt[0] in ("설명", "말", "정리", "요약", "알리"):
+            return True
+    return False
+
+
+class PreviousTurnJudgement(BaseModel):
+    """The `fast` model's verdict (decision first, one short sentence at most)."""
+
+    need_previous_context: bool
+    reasoning: str = Field("", max_length=80)
+
+
+@dataclass(frozen=True)
+class FollowupResult:
+    """Whether answering needs the previous turn, and how that was decided."""
+
+    refers_to_previous: bool
+    decided_by: DecidedBy
+    reason: str
+
+
+def followup_by_rules(message: str, has_previous: bool) -> FollowupResult | None:
+    """The rule verdict, or None when only a model can tell."""
+    from dure.korean.scope import is_smalltalk
+
+    if not has_previous:
+        return FollowupResult(False, "rule", "이전 대화 없음")
+    if references_previous_turn(message):
+        return FollowupResult(True, "rule", "이전 대화를 가리키는 말")
+    if extract_article_refs(message):
+        return FollowupResult(False, "rule", "조항 번호를 직접 언급")
+    if is_smalltalk(message):
+        return FollowupResult(False, "rule", "인사·감사 표현")
+    return None
+
+
+def format_previous_turn(previous_turn: Sequence[Mapping[str, object]]) -> str:
+    """`사용자: …` / `챗봇: …` lines."""
+    who = {"user": "사용자", "assistant": "챗봇"}
+    return "\n".join(
+        f"{who.get(str(t['role']), str(t['role']))}: {str(t['content'])[:PREVIOUS_TURN_CHARS]}"
+        for t in previous_turn
+    )
+
+
+async def decide_followup(
+    message: str, previous_turn: Sequence[Mapping[str, object]], models: ModelSet
+) -> FollowupResult:
+    """By rules when they decide, else one bounded `fast` model call.
+
+    Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
+    """
+    ruled = followup_by_rules(message, bool(previous_turn))
+    if ruled is not None:
+        return ruled
+    messages = [
+        SystemMessage(prompts.PREVIOUS_CONTEXT_SYSTEM),
+        HumanMessage(
+            prompts.PREVIOUS_CONTEXT_USER.format(
+                previous_turn=format_previous_turn(previous_turn), question=message
+            )
+        ),
+    ]
+    verdict = await agenerate_structured(
+        models("fast"), messages, PreviousTurnJudgement, max_tokens=prompts.JUDGEMENT_MAX_TOKENS
+    )
+    return FollowupResult(verdict.need_previous_context, "llm", verdict.reasoning)

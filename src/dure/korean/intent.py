@@ -1,0 +1,113 @@
+"""Intent (new_question / follow_up / clarification / chitchat) and whether tools are needed.
+
+The rule settles obvious chitchat; the rest is one bounded `fast` model call that also
+rewrites the request into a standalone query.
+
+The rule only fires when the whole message is a greeting, thanks or laughter ("고마워!",
+"ㅋㅋㅋ", "안녕하세요~"), so nothing with a request in it skips the classifier. Short
+agreements ("네", "좋아") are left to the classifier: after an offer ("번역해 드릴까요?")
+they are a follow-up request, not chitchat.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from dure.korean import prompts
+from dure.korean.decision import DecidedBy
+from dure.llm import ModelSet, agenerate_structured
+
+Intent = Literal["new_question", "follow_up", "clarification", "chitchat"]
+
+_CHITCHAT = re.compile(
+    r"""^(?:
+        고마워(?:요)?|고맙습니다|고맙다|감사(?:합니다|해요|해)?|ㄱㅅ|ㄳ|땡큐|
+        안녕(?:하세요|하십니까)?|ㅎㅇ|반가워(?:요)?|반갑습니다|
+        잘\s?가(?:요)?|잘\s?있어(?:요)?|수고(?:하셨습니다|했어|하세요)?|
+        [ㅋㅎㅠㅜ]+|
+        hi|hello|hey|thanks|thank\s?you|thx|bye
+    )(?:\s*[ㅋㅎㅠㅜ]+)?$""",
+    re.VERBOSE | re.IGNORECASE,
+)
+_DECORATION = re.compile(r"[\s!~.?^*♡♥❤😊🙂😀😄🙏👍]+")
+
+
+def is_chitchat(text: str) -> bool:
+    """True when the whole message is an obvious greeting, thanks or laughter (no LLM needed)."""
+    core = _DECORATION.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    return bool(core) and len(core) <= 20 and bool(_CHITCHAT.match(core))
+
+
+class IntentDecision(BaseModel):
+    """What the intent classifier answers (field order is the order the model should think in)."""
+
+    intent: Intent = Field(description="new_question | follow_up | clarification | chitchat")
+    needs_tool: bool = Field(description="외부 도구(검색, 날씨, 계산 등)가 필요하면 true")
+    constraints: str = Field(
+        "",
+        max_length=120,
+        description="이전 대화에서 이어지는 제약조건 (장소, 조건, 대상 등). 없으면 빈 문자열",
+    )
+    rewritten_query: str = Field(
+        max_length=300, description="대화 맥락과 제약조건을 모두 담아 재작성한 요청"
+    )
+
+
+@dataclass(frozen=True)
+class IntentResult:
+    """The intent, whether tools are needed, the standalone request, and how it was decided."""
+
+    intent: Intent
+    needs_tool: bool
+    rewritten_query: str
+    decided_by: DecidedBy
+
+
+#: Earlier messages shown to the model, and the characters of each.
+PROMPT_HISTORY = 10
+HISTORY_CHARS = 500
+MESSAGE_CHARS = 3000
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]} …(이하 {len(text) - limit:,}자 생략)"
+
+
+def history_text(history: Sequence[Mapping[str, object]]) -> str:
+    """`role: content` lines of the recent history (`(없음)` when empty)."""
+    recent = history[-PROMPT_HISTORY:]
+    lines = [f"{m['role']}: {_clip(str(m['content']), HISTORY_CHARS)}" for m in recent]
+    return "\n".join(lines) or prompts.NO_HISTORY
+
+
+async def decide_intent(
+    message: str,
+    history: Sequence[Mapping[str, object]],
+    models: ModelSet,
+    current_datetime: str,
+) -> IntentResult:
+    """Chitchat by rule; otherwise one bounded `fast` model call.
+
+    Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
+    """
+    if is_chitchat(message):
+        return IntentResult("chitchat", False, message.strip(), "rule")
+    messages = [
+        SystemMessage(prompts.INTENT_PROMPT.format(current_datetime=current_datetime)),
+        HumanMessage(
+            prompts.INTENT_INPUT.format(
+                history=history_text(history), input=_clip(message, MESSAGE_CHARS)
+            )
+        ),
+    ]
+    d = await agenerate_structured(
+        models("fast"), messages, IntentDecision, max_tokens=prompts.INTENT_MAX_TOKENS
+    )
+    return IntentResult(d.intent, d.needs_tool, d.rewritten_query, "llm")

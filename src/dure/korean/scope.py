@@ -1,0 +1,126 @@
+"""Scope: is a message for the contract Q&A agent (a contract question or small talk) or not?
+
+Rules decide first, without any LLM call: an article reference or contract vocabulary means
+in scope, a greeting is small talk, a clearly unrelated topic is out of scope. Only what the
+rules leave undecided goes to the `fast` model (a bounded JSON judgement, fail-closed).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from dure.documents.refs import extract_article_refs
+from dure.korean import prompts
+from dure.korean.decision import DecidedBy
+from dure.korean.followup import references_previous_turn
+from dure.llm import ModelSet, agenerate_structured
+
+QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
+
+# Contract vocabulary, legal and everyday: any of these (as a substring) puts a question in scope.
+CONTRACT_TERMS: tuple[str, ...] = (
+    "계약", "조항", "조문", "약관", "당사자", "위약", "해지", "해제", "손해", "배상", "대금",
+    "지급", "기간", "갱신", "연장", "비밀", "기밀", "지식재산", "저작권", "특허", "소유권",
+    "납품", "납기", "검수", "하자", "보증", "분쟁", "관할", "중재", "표준", "의무", "책임",
+    "권리", "양도", "하도급", "위탁", "용역", "보수", "수수료", "지체상금", "지연", "이자",
+    "면책", "불가항력", "통지", "효력", "서명", "날인", "부칙", "별첨", "별표", "근로", "임금",
+    "급여", "월급", "퇴직", "해고", "근무", "휴가", "임대", "임차", "전대", "보증금", "월세", "차임",
+    "원상복구", "개인정보", "경업", "겸업", "정산", "환불", "계약금", "잔금", "선급", "인도",
+    "위반", "어기", "그만두", "그만 두", "끝내", "언제까지", "물어내", "물어줘", "벌금", "돈",
+    "받을 수", "줘야", "내야", "조건", "규정", "참조",
+)  # fmt: skip
+
+# Topics a contract chatbot should politely decline when nothing contract-like is asked.
+OUT_OF_SCOPE_TERMS: tuple[str, ...] = (
+    "날씨", "기온", "미세먼지", "주식", "주가", "코인", "비트코인", "환율", "레시피", "요리",
+    "맛집", "영화", "드라마", "노래", "가사", "게임", "축구", "야구", "농구", "연예인",
+    "아이돌", "로또", "운세", "별자리", "여행", "관광", "항공권", "농담", "유머", "소설",
+    "파이썬", "자바스크립트", "코딩", "프로그래밍", "수학", "방정식", "번역", "다이어트",
+    "대통령", "선거", "정치", "스포츠",
+)  # fmt: skip
+
+_SMALLTALK = re.compile(
+    r"^(?:안녕(?:하세요|하십니까)?|하이|헬로|hello|hi|hey|반가워(?:요)?|반갑습니다|"
+    r"고마워(?:요)?|고맙습니다|감사(?:합니다|해요)?|땡큐|thanks?|thank you|수고(?:하셨습니다|했어요?)?|"
+    r"좋아(?:요)?|알겠(?:어|습니다)(?:요)?|네|응|넵|오케이|ok|okay|잘\s?가|잘 있어)$",
+    re.IGNORECASE,
+)
+_PUNCT = re.compile(r"[\s!.,~?^ㅎㅋ;:)(]+")
+_PARTY = re.compile(r"(?<![가-힣])(?:갑|을)(?:의|은|는|이|가|에게|과|와)?(?![가-힣])")
+
+
+def is_smalltalk(text: str) -> bool:
+    """A greeting or thanks and nothing else ("안녕하세요!", "고마워요 ㅎㅎ")."""
+    words = [w for w in _PUNCT.split(text.strip()) if w]
+    return bool(words) and all(_SMALLTALK.match(w) for w in words)
+
+
+def _has_any(text: str, terms: tuple[str, ...]) -> bool:
+    return any(t in text for t in terms)
+
+
+class ScopeJudgement(BaseModel):
+    """The `fast` model's verdict on a question the rules left undecided (decision first)."""
+
+    in_scope: bool
+    reasoning: str = Field("", max_length=80)
+
+
+@dataclass(frozen=True)
+class ScopeResult:
+    """What the scope decision found, and how."""
+
+    kind: QuestionKind
+    decided_by: DecidedBy
+    reason: str
+
+    @property
+    def in_scope(self) -> bool:
+        """Whether the contract agent should work on the message at all."""
+        return self.kind != "out_of_scope"
+
+
+def scope_by_rules(question: str, has_history: bool = False) -> ScopeResult | None:
+    """The rule verdict, or None when only a model can tell."""
+    refs = extract_article_refs(question)
+
+    def result(kind: QuestionKind, reason: str) -> ScopeResult:
+        return ScopeResult(kind, "rule", reason)
+
+    if refs:
+        return result("contract", f"조항 번호 언급: {', '.join(refs)}")
+    if is_smalltalk(question):
+        return result("smalltalk", "인사·감사 표현")
+    contract_like = _has_any(question, CONTRACT_TERMS) or bool(_PARTY.search(question))
+    off_topic = _has_any(question, OUT_OF_SCOPE_TERMS)
+    if contract_like and not off_topic:
+        return result("contract", "계약서 관련 어휘")
+    if off_topic and not contract_like:
+        return result("out_of_scope", "계약서와 무관한 주제")
+    if has_history and references_previous_turn(question) and not off_topic:
+        return result("contract", "이전 답변에 대한 후속 질문")
+    return None
+
+
+async def decide_scope(question: str, models: ModelSet, has_history: bool = False) -> ScopeResult:
+    """The verdict: by rules when they decide, else by the `fast` model.
+
+    Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
+    """
+    ruled = scope_by_rules(question, has_history)
+    if ruled is not None:
+        return ruled
+    messages = [
+        SystemMessage(prompts.SCOPE_SYSTEM),
+        HumanMessage(prompts.SCOPE_USER.format(question=question)),
+    ]
+    verdict = await agenerate_structured(
+        models("fast"), messages, ScopeJudgement, max_tokens=prompts.JUDGEMENT_MAX_TOKENS
+    )
+    kind: QuestionKind = "contract" if verdict.in_scope else "out_of_scope"
+    return ScopeResult(kind, "llm", verdict.reasoning)
