@@ -20,12 +20,12 @@ from dure.agents.pte.state import current_datetime
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent
 from dure.agents.tasks.slots.parser import parse_slots
-from dure.agents.tasks.slots.when import as_seoul
 from dure.agents.tasks.state import ConversationState
 from dure.korean.followup import decide_followup, followup_by_rules
 from dure.korean.intent import decide_intent, is_chitchat
 from dure.korean.route import decide_route, rule_route
 from dure.korean.scope import decide_scope, scope_by_rules
+from dure.korean.time import as_seoul
 from dure.llm import ModelSet, StructuredOutputError
 
 

@@ -35,6 +35,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "dure.retrieval.commands",
     "dure.server.commands",
     "dure.agents.tasks.commands",
+    "dure.korean.commands",
 )
 
 out = Console(highlight=False, soft_wrap=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from dure.batch import read_lines
 from dure.errors import DureError
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def search(
         return col.search(q, top_k=k or top_k, kind=kind_, doc_id=doc_id, mode=mode)
 
     if queries is not None:
-        for n, line in enumerate(_read_lines(queries), start=1):
+        for n, line in read_lines(queries):
             try:
                 item = json.loads(line)
                 qid, text = item.get("id", n), str(item["query"])
@@ -194,15 +194,6 @@ def _store(store: str | None) -> StoreName | None:
     from dure.retrieval import store_name
 
     return store_name(store) if store else None
-
-
-def _read_lines(path: Path) -> list[str]:
-    if str(path) == "-":
-        return [ln for ln in sys.stdin.read().splitlines() if ln.strip()]
-    try:
-        return [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    except (OSError, UnicodeDecodeError) as e:
-        raise DureError(f"질의 파일을 읽을 수 없습니다: {path} ({e})") from e
 
 
 def _print_hits(hits: list[Any]) -> None:

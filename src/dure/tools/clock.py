@@ -8,10 +8,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field
 
+from dure.korean.time import WEEKDAYS
 from dure.tools.base import Tool, ToolResult
 
 DEFAULT_ZONE = "Asia/Seoul"
-_WEEKDAYS = "월화수목금토일"
 
 
 class DatetimeArgs(BaseModel):
@@ -26,7 +26,7 @@ def format_datetime(moment: datetime) -> str:
     """`2025-03-15 (토요일) 14:03:12 Asia/Seoul (UTC+09:00)`."""
     offset = moment.strftime("%z")
     return (
-        f"{moment:%Y-%m-%d} ({_WEEKDAYS[moment.weekday()]}요일) {moment:%H:%M:%S} "
+        f"{moment:%Y-%m-%d} ({WEEKDAYS[moment.weekday()]}요일) {moment:%H:%M:%S} "
         f"{moment.tzinfo} (UTC{offset[:3]}:{offset[3:]})"
     )
 

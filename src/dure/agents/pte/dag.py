@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dure.agents.pte.plan import step_dependencies
-from dure.agents.pte.state import KST
+from dure.korean.time import SEOUL
 from dure.tools.base import ToolRegistry, ToolResult
 
 OnRecord = Callable[[dict[str, Any]], None]
@@ -78,7 +78,7 @@ def _record(
 async def _run_step(
     registry: ToolRegistry, step: dict[str, Any], outputs: dict[int, str], round_no: int
 ) -> dict[str, Any]:
-    started_at = datetime.now(KST)
+    started_at = datetime.now(SEOUL)
     result = await registry.run(step["tool"], tool_args(registry, step, outputs))
     return _record(step, result, started_at, round_no)
 

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
-from zoneinfo import ZoneInfo
 
 from dure.agent import Answer, UserTurn
 from dure.errors import ErrorCode
+from dure.korean.time import seoul_now_text
 from dure.sources import Source, unique_sources
 from dure.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
     from dure.agents.pte.deps import Deps
-
-KST = ZoneInfo("Asia/Seoul")
-
-_WEEKDAYS = "월화수목금토일"
 
 
 class PTEState(TypedDict, total=False):
@@ -53,8 +49,7 @@ class PTEState(TypedDict, total=False):
 
 def current_datetime(now: datetime | None = None) -> str:
     """The time in Seoul as the prompts show it, e.g. `2025-03-01 (토) 14:05 KST`."""
-    t = (now or datetime.now(KST)).astimezone(KST)
-    return f"{t:%Y-%m-%d} ({_WEEKDAYS[t.weekday()]}) {t:%H:%M} KST"
+    return seoul_now_text(now)
 
 
 def make_input(turn: UserTurn, deps: Deps) -> PTEState:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-_WEEKDAYS = "월화수목금토일"
+from dure.korean.time import WEEKDAYS
 
 
 def _load(name: str) -> Any:
@@ -24,7 +24,7 @@ def _clock(text: str) -> time:
 
 def weekday_name(moment: datetime) -> str:
     """`"금"` for a Friday."""
-    return _WEEKDAYS[moment.weekday()]
+    return WEEKDAYS[moment.weekday()]
 
 
 class Menu(BaseModel):

@@ -14,9 +14,10 @@ from rich.table import Table
 from dure.agents.tasks.detect import rule_intent, slot_intent
 from dure.agents.tasks.intents import get_intent
 from dure.agents.tasks.slots.parser import parse_slots
-from dure.agents.tasks.slots.when import SEOUL, as_seoul
 from dure.agents.tasks.state import ConversationState
+from dure.batch import each_row, print_json
 from dure.errors import DureError
+from dure.korean.time import SEOUL, as_seoul
 
 slots_app = typer.Typer(help="규칙 기반 한국어 슬롯 파서", no_args_is_help=True)
 out = Console(highlight=False, soft_wrap=True)
@@ -48,29 +49,13 @@ def parse_one(utterance: str, intent: str | None, now: datetime) -> dict[str, An
 
 
 def _lines(path: Path, intent: str | None, now: str | None) -> None:
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise DureError(f"입력 파일을 열 수 없습니다: {path} ({e.strerror})") from e
-    with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            row: dict[str, Any] = {}
-            try:
-                row = json.loads(line)
-                result = parse_one(
-                    str(row["utterance"]), intent or row.get("intent"), _now(row.get("now") or now)
-                )
-                answer = {"id": row.get("id", number), **result}
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
-                answer = {
-                    "id": row.get("id", number) if isinstance(row, dict) else number,
-                    "error": f"잘못된 줄 {number}: {e}",
-                }
-            except DureError as e:
-                answer = {"id": row.get("id", number), "error": str(e)}
-            print(json.dumps(answer, ensure_ascii=False), flush=True)
+    for row in each_row(
+        path,
+        lambda r: parse_one(
+            str(r["utterance"]), intent or r.get("intent"), _now(r.get("now") or now)
+        ),
+    ):
+        print_json(row)
 
 
 @slots_app.command("parse")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from dure.agent import AgentContext
-from dure.agents.tasks.slots.when import SEOUL, as_seoul
+from dure.korean.time import SEOUL, as_seoul
 from dure.llm import ModelSet
 from dure.settings import Settings
 

@@ -11,8 +11,9 @@ from datetime import date, datetime
 
 from dure.agents.tasks.schema import IntentSchema
 from dure.agents.tasks.slots.parser import PARTIAL_DATE, ParseResult
-from dure.agents.tasks.slots.when import SEOUL, resolve_at
+from dure.agents.tasks.slots.when import resolve_at
 from dure.agents.tasks.state import ConversationState
+from dure.korean.time import SEOUL
 
 
 def _merge_datetime(conv: ConversationState, name: str, result: ParseResult, now: datetime) -> bool:

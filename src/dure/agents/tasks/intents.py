@@ -11,7 +11,7 @@ from dure.agents.tasks.catalogue import areas, building
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, UnknownIntentError, Validator
 from dure.agents.tasks.slots.keywords import EQUIPMENT, canonical_cuisine
 from dure.agents.tasks.slots.place import canonical_place
-from dure.agents.tasks.slots.when import as_seoul
+from dure.korean.time import as_seoul
 
 LUNCH_START, LUNCH_END = (10, 30), (15, 0)
 MAX_DAYS_AHEAD = 60

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from typing import Any, Literal
 
 from dure.errors import DureError
+from dure.korean.time import WEEKDAYS
 
 SlotType = Literal["place", "datetime", "party_size", "cuisine", "budget", "duration", "equipment"]
 #: A validator returns None for a good value, else the reason in Korean (said to the user).
@@ -29,7 +30,6 @@ ASK_TERMS: dict[str, tuple[str, ...]] = {
     "duration": ("얼마나", "몇 시간", "사용 시간", "동안"),
     "equipment": ("장비", "화상", "프로젝터", "화이트보드"),
 }
-_WEEKDAYS = "월화수목금토일"
 
 
 def _won(amount: int) -> str:
@@ -44,7 +44,7 @@ def _clock(moment: datetime) -> str:
 
 def display_date(day: date) -> str:
     """`3월 7일(금)`."""
-    return f"{day.month}월 {day.day}일({_WEEKDAYS[day.weekday()]})"
+    return f"{day.month}월 {day.day}일({WEEKDAYS[day.weekday()]})"
 
 
 def display_value(slot_type: str, value: Any) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from dure.agent import Answer, UserTurn
 from dure.agents.tasks.intents import get_intent
 from dure.agents.tasks.schema import IntentSchema
-from dure.agents.tasks.slots.when import SEOUL, as_seoul
+from dure.korean.time import SEOUL, as_seoul
 from dure.sources import parse_sources
 
 if TYPE_CHECKING:

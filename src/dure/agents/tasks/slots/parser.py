@@ -18,12 +18,12 @@ from dure.agents.tasks.slots.money import extract_budget
 from dure.agents.tasks.slots.people import extract_party
 from dure.agents.tasks.slots.place import extract_places
 from dure.agents.tasks.slots.when import (
-    as_seoul,
     extract_dates,
     extract_durations,
     extract_times,
     resolve_at,
 )
+from dure.korean.time import as_seoul
 
 if TYPE_CHECKING:
     from dure.agents.tasks.schema import IntentSchema

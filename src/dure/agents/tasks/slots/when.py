@@ -10,13 +10,13 @@ duration. A time without a date is today if still ahead of now, otherwise tomorr
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta
 
 from dure.agents.tasks.slots.core import Utterance
 from dure.agents.tasks.slots.numbers import NATIVE, alternation
+from dure.korean.time import SEOUL, WEEKDAYS
 
 #: Asia/Seoul (no daylight saving since 1988, so a fixed offset is exact).
-SEOUL = timezone(timedelta(hours=9), "Asia/Seoul")
 
 _PM = {"오후", "저녁", "밤"}
 _AM = {"오전", "아침", "새벽"}
@@ -35,7 +35,6 @@ _RANGE_END = re.compile(r"\s*(까지|사이)")
 _TO = re.compile(r"\s*(?:으로|로)(?![가-힣])")
 
 _RELATIVE = {"오늘": 0, "금일": 0, "내일모레": 2, "내일": 1, "모레": 2, "글피": 3}
-_WEEKDAYS = "월화수목금토일"
 DATE = re.compile(
     rf"(?P<rel>{alternation(_RELATIVE)}|낼(?=\s|$|[,.]))"
     r"|(?P<wk>이번\s*주|금주|다다음\s*주|다음\s*주|담주|차주)?\s*(?P<wd>[월화수목금토일])(?:요일|욜)"
@@ -102,7 +101,7 @@ def extract_times(u: Utterance) -> None:
 
 
 def _weekday_date(today: date, week: str | None, weekday: str) -> date:
-    idx = _WEEKDAYS.index(weekday)
+    idx = WEEKDAYS.index(weekday)
     if week is None:
         return today + timedelta(days=(idx - today.weekday()) % 7)
     monday = today - timedelta(days=today.weekday())
@@ -149,8 +148,3 @@ def resolve_at(day: date | None, at: time, now: datetime) -> datetime:
             else now.date() + timedelta(days=1)
         )
     return datetime.combine(day, at, tzinfo=SEOUL)
-
-
-def as_seoul(moment: datetime) -> datetime:
-    """`moment` in Asia/Seoul (naive values are taken as Seoul time)."""
-    return moment.replace(tzinfo=SEOUL) if moment.tzinfo is None else moment.astimezone(SEOUL)
