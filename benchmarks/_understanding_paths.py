@@ -21,10 +21,10 @@ from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent
 from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.state import ConversationState
-from dure.korean.followup import decide_followup, followup_by_rules
-from dure.korean.intent import decide_intent, is_chitchat
-from dure.korean.route import decide_route, rule_route
-from dure.korean.scope import decide_scope, scope_by_rules
+from dure.korean.followup import decide_followup
+from dure.korean.intent import decide_intent
+from dure.korean.route import decide_route
+from dure.korean.scope import decide_scope
 from dure.korean.time import as_seoul
 from dure.llm import ModelSet, StructuredOutputError
 
@@ -48,50 +48,45 @@ def _messages(case: dict[str, Any]) -> list[BaseMessage]:
     return [*history, HumanMessage(case["message"])]
 
 
+def _failed(llm: bool) -> Outcome:
+    # The LLM tier was reached: its reply was unreadable, or (LLM off) the stand-in refused.
+    return Outcome(0, "llm" if llm else "abstained", "no decision")
+
+
 async def scope(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
-    message = case["message"]
-    ruled = scope_by_rules(message)
-    if ruled is None and not llm:
-        return Outcome(0, "abstained", None)
     try:
-        result = ruled or await decide_scope(message, models)
+        d = await decide_scope(case["message"], models)
     except StructuredOutputError:
-        return Outcome(0, "llm", "invalid JSON")
-    return Outcome(float(result.in_scope == case["in_scope"]), result.decided_by, result.kind)
+        return _failed(llm)
+    return Outcome(float(d.in_scope == case["in_scope"]), d.decided_by, d.kind)
 
 
 async def followup(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
     previous = previous_turn_from(_messages(case))
-    message, gold = case["message"], case["refers_to_previous"]
-    ruled = followup_by_rules(message, bool(previous))
-    if ruled is None and not llm:
-        return Outcome(0, "abstained", None)
     try:
-        result = ruled or await decide_followup(message, previous, models)
+        d = await decide_followup(case["message"], previous, models)
     except StructuredOutputError:
-        return Outcome(0, "llm", "invalid JSON")
-    got = result.refers_to_previous
-    return Outcome(float(got == gold), result.decided_by, got)
+        return _failed(llm)
+    got = d.refers_to_previous
+    return Outcome(float(got == case["refers_to_previous"]), d.decided_by, got)
 
 
 async def intent(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
-    message = case["message"]
-    if not llm and not is_chitchat(message):
-        return Outcome(0, "abstained", None)
     try:
-        d = await decide_intent(message, case.get("history") or [], models, current_datetime())
+        d = await decide_intent(
+            case["message"], case.get("history") or [], models, current_datetime()
+        )
     except StructuredOutputError:
-        return Outcome(0, "llm", "invalid JSON")
+        return _failed(llm)
     right = (d.intent == case["intent"]) + (d.needs_tool == case["needs_tool"])
     return Outcome(right / 2, d.decided_by, (d.intent, d.needs_tool))
 
 
 async def route(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
-    question = case["message"]
-    if not llm and rule_route(question, True) is None:
-        return Outcome(0, "abstained", None)
     history = _messages(case)[:-1]
-    d = await decide_route(question, history, models, has_documents=True, collection="docs")
+    d = await decide_route(case["message"], history, models, has_documents=True, collection="docs")
+    if d.decided_by == "llm" and not llm:
+        return _failed(llm)
     return Outcome(float(d.route == case["route"]), d.decided_by, d.route)
 
 

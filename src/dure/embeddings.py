@@ -128,6 +128,15 @@ class E5Embedder:
             out = self._model.query(_utf8(text))
         return _normalise(np.asarray(out).reshape(self.dim))
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Several texts with the `query: ` prefix (e5's prefix for symmetric tasks such as
+        classifying a message by its nearest examples)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            out = self._model.query([_utf8(t) for t in texts])
+        return _normalise(np.asarray(out).reshape(len(texts), self.dim))
+
 
 def _utf8(text: str) -> str:
     """Text the engine can encode: a lone surrogate (from a broken client) becomes "?"."""
@@ -305,6 +314,15 @@ def embed_passages(
 
 _shared: dict[tuple[object, ...], CachedEmbedder] = {}
 _shared_lock = threading.Lock()
+_e5: list[E5Embedder] = []
+
+
+def shared_e5(threads: int = 1) -> E5Embedder:
+    """The process's one multilingual-e5 model (search and the understanding layer share it)."""
+    with _shared_lock:
+        if not _e5:
+            _e5.append(E5Embedder(threads))
+        return _e5[0]
 
 
 def get_embedder(settings: Settings) -> Embedder:
@@ -335,8 +353,8 @@ def get_embedder(settings: Settings) -> Embedder:
         else:
             # One e5 model per process, whatever the data directory: its OpenMP runtime reads
             # the thread count only once, and one copy of the weights is enough.
-            inner = next(
-                (e.inner for e in _shared.values() if isinstance(e.inner, E5Embedder)), None
-            ) or E5Embedder(s.embedding_threads)
+            inner = _e5[0] if _e5 else E5Embedder(s.embedding_threads)
+            if not _e5:
+                _e5.append(inner)
         found = _shared[ident] = CachedEmbedder(inner, cache)
         return found

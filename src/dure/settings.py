@@ -157,6 +157,19 @@ class TasksSettings(BaseModel):
     )
 
 
+class UnderstandingSettings(BaseModel):
+    """The understanding layer (`dure.korean`): when the example banks hand over to the LLM."""
+
+    min_confidence: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.01,
+        description="below this share of the vote the example bank abstains and one bounded "
+        "LLM call decides; 0 = the bank always decides (measured best on the default local "
+        "model), 1.01 = always the LLM",
+    )
+
+
 class ServerSettings(BaseModel):
     """HTTP server."""
 
@@ -236,6 +249,7 @@ class Settings(BaseSettings):
     assistant: AssistantSettings = Field(default_factory=AssistantSettings)
     pte: PteSettings = Field(default_factory=PteSettings)
     tasks: TasksSettings = Field(default_factory=TasksSettings)
+    understanding: UnderstandingSettings = Field(default_factory=UnderstandingSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 
     @classmethod

@@ -42,6 +42,8 @@ class Call:
     response_format: dict[str, Any] | None = None
     node: str | None = None
     tags: list[str] = field(default_factory=list)
+    #: The per-call cap on generated tokens, when the caller bound one.
+    max_tokens: int | None = None
 
     @property
     def prompt(self) -> str:
@@ -218,6 +220,7 @@ class ScriptedChatModel(BaseChatModel):
             response_format=kwargs.get("response_format"),
             node=meta.get("langgraph_node"),
             tags=list(dict.fromkeys(tags)),
+            max_tokens=kwargs.get("max_tokens"),
         )
 
     def _usage(self, messages: list[BaseMessage], reply: AIMessage) -> UsageMetadata:

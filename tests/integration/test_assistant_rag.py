@@ -53,6 +53,7 @@ async def test_rag_over_a_real_collection(settings: Settings, collection: str) -
     assert "15일" in first.text
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_rag_and_tool_over_a_real_collection(settings: Settings, collection: str) -> None:
     model = ScriptedChatModel(
         [

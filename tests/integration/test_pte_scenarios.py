@@ -26,6 +26,9 @@ from dure.testing import ScriptedChatModel
 from dure.tools.base import Tool, ToolRegistry, ToolResult
 from dure.tools.summarize import summarize_tool
 
+#: These scenarios script the intent call: the understanding layer goes to its LLM tier.
+pytestmark = pytest.mark.usefixtures("llm_tier")
+
 # Distinctive phrases of the two answer prompts, to tell which one a call used.
 TOOL_RESULTS_MARK = prompts.FINAL_ANSWER_PROMPT.splitlines()[0]
 CONVERSATION_MARK = prompts.GENERAL_CONVERSATION_PROMPT.splitlines()[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
@@ -17,6 +18,9 @@ from dure.persistence import open_checkpointer
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel
 from dure.tools.base import Tool, ToolRegistry
+
+#: These scenarios script the intent call: the understanding layer goes to its LLM tier.
+pytestmark = pytest.mark.usefixtures("llm_tier")
 
 
 class Query(BaseModel):

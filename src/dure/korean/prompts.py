@@ -4,6 +4,15 @@
 JUDGEMENT_MAX_TOKENS = 96
 #: Tokens the intent call may take (decision fields first, then the rewritten query).
 INTENT_MAX_TOKENS = 192
+#: Tokens a rewrite may take (one sentence of at most 300 characters).
+REWRITE_MAX_TOKENS = 160
+
+REWRITE_PROMPT = """대화 기록과 현재 메시지를 보고, 현재 메시지를 대화 기록 없이도 이해되는 요청 한 문장으로 다시 쓰세요.
+이전 대화의 제약조건(장소, 시간, 대상, 조건 등)을 하나도 빠뜨리지 마세요.
+예: 이전 요청 "영등포 견과류 알레르기 안전한 맛집 추천해줘" 다음의 "더 있어?" → "영등포 견과류 알레르기 안전한 다른 맛집 추천"
+JSON 객체 하나로만 답하세요: {{"rewritten_query": "..."}}
+
+현재 시각: {current_datetime}"""
 
 SCOPE_SYSTEM = (
     "당신은 계약서 Q&A 챗봇의 질문 분류기입니다. 사용자는 자신의 계약서를 챗봇에 연결해 두었습니다. "

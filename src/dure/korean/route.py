@@ -20,6 +20,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from dure.korean import prompts
+from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 from dure.memory import render_transcript
@@ -27,6 +28,10 @@ from dure.memory import render_transcript
 log = logging.getLogger(__name__)
 
 Route = Literal["rag", "agent"]
+ROUTES: dict[str, Route] = {"rag": "rag", "agent": "agent"}
+
+#: Chosen on the dev set: the 3 nearest bank examples decide (they never abstain).
+ROUTE_TIER2 = Tier2("route", "route", "knn", k=3)
 
 
 class RouteDecision(BaseModel):
@@ -127,6 +132,9 @@ async def decide_route(
     ruled = rule_route(question, has_documents)
     if ruled is not None:
         return RouteResult(ruled.route, ruled.reason, "rule")
+    vote = await ROUTE_TIER2.adecide(models.settings, question)
+    if vote is not None and vote.label in ROUTES:
+        return RouteResult(ROUTES[vote.label], f"예문 유사도 {vote.share:.2f}", "embedding")
     transcript = render_transcript(history[-ROUTER_HISTORY:]) or prompts.NO_HISTORY
     prompt: list[BaseMessage] = [
         SystemMessage(prompts.ROUTER_PROMPT.format(collection=collection or "(이름 없음)")),

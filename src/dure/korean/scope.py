@@ -1,8 +1,9 @@
 """Scope: is a message for the contract Q&A agent (a contract question or small talk) or not?
 
 Rules decide first, without any LLM call: an article reference or contract vocabulary means
-in scope, a greeting is small talk, a clearly unrelated topic is out of scope. Only what the
-rules leave undecided goes to the `fast` model (a bounded JSON judgement, fail-closed).
+in scope, a greeting is small talk, a clearly unrelated topic is out of scope. What the rules
+leave open goes to the example bank (e5 nearest neighbours), and only what that leaves open to
+the `fast` model (a bounded JSON judgement, fail-closed).
 """
 
 from __future__ import annotations
@@ -16,11 +17,16 @@ from pydantic import BaseModel, Field
 
 from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
+from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy
 from dure.korean.followup import references_previous_turn
 from dure.llm import ModelSet, agenerate_structured
 
 QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
+KINDS: dict[str, QuestionKind] = {k: k for k in ("contract", "smalltalk", "out_of_scope")}
+
+#: Chosen on the dev set: the 3 nearest bank examples decide (they never abstain).
+SCOPE_TIER2 = Tier2("scope", "kind", "knn", k=3)
 
 # Contract vocabulary, legal and everyday: any of these (as a substring) puts a question in scope.
 CONTRACT_TERMS: tuple[str, ...] = (
@@ -115,6 +121,9 @@ async def decide_scope(question: str, models: ModelSet, has_history: bool = Fals
     ruled = scope_by_rules(question, has_history)
     if ruled is not None:
         return ruled
+    vote = await SCOPE_TIER2.adecide(models.settings, question)
+    if vote is not None and vote.label in KINDS:
+        return ScopeResult(KINDS[vote.label], "embedding", f"예문 유사도 {vote.share:.2f}")
     messages = [
         SystemMessage(prompts.SCOPE_SYSTEM),
         HumanMessage(prompts.SCOPE_USER.format(question=question)),

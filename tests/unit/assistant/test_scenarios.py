@@ -8,6 +8,7 @@ wording that the rules leave to the LLM shows the seed's exact count.
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage
 
 from dure.events import ToolSelected
@@ -42,6 +43,7 @@ async def test_simple_conversation_by_rule(settings: Settings) -> None:
     assert turn.llm_calls == 1 <= SEED_CALLS["simple"]
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_simple_conversation_through_the_llm_router(settings: Settings) -> None:
     bot = assistant(settings, [route("agent"), "좋은 하루 보내세요!"])
     turn = await bot.turn("오늘 기분이 참 좋네")
@@ -79,6 +81,7 @@ async def test_calculator_tool(settings: Settings) -> None:
     assert turn.llm_calls == 2 <= SEED_CALLS["tool"]
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_tool_through_the_llm_router(settings: Settings) -> None:
     bot = assistant(
         settings,
@@ -105,6 +108,7 @@ async def test_rag_by_rule(settings: Settings) -> None:
     assert turn.llm_calls == 1 <= SEED_CALLS["rag"]
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_rag_through_the_llm_router(settings: Settings) -> None:
     retriever = FakeRetriever()
     bot = assistant(settings, [route("rag"), "출장 일비는 하루 5만원입니다."], retriever=retriever)
@@ -151,6 +155,7 @@ def long_conversation_model() -> ScriptedChatModel:
     return ScriptedChatModel(respond)
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_long_conversation_is_summarised(settings: Settings) -> None:
     bot = Assistant(settings, long_conversation_model(), options={"retriever": FakeRetriever()})
     for fact in FACTS:  # ten messages
@@ -198,6 +203,7 @@ async def test_a_failed_summary_keeps_the_messages(settings: Settings) -> None:
 # --- RAG + tool ------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_rag_and_tool(settings: Settings) -> None:
     bot = assistant(
         settings,
@@ -250,6 +256,7 @@ async def test_unknown_tools_and_bad_arguments_are_errors_too(settings: Settings
     assert turn.answer == "요청하신 작업은 할 수 없습니다."
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_router_reply_that_is_not_json_fails_closed_to_rag(settings: Settings) -> None:
     bot = assistant(settings, ["음... 잘 모르겠어요", "연차는 15일입니다."])
     turn = await bot.turn("연차는 며칠이야?")

@@ -76,6 +76,7 @@ def test_invalid_evaluator_json_ends_with_a_korean_message(make_harness, bad):
     assert h.calls_by("respond") == []  # fail closed: no answer on an unjudged state
 
 
+@pytest.mark.usefixtures("llm_tier")
 def test_invalid_previous_context_json_ends_gracefully(make_harness):
     h = make_harness(
         {
@@ -89,6 +90,7 @@ def test_invalid_previous_context_json_ends_gracefully(make_harness):
     assert h.calls_by("planner") == []
 
 
+@pytest.mark.usefixtures("llm_tier")
 def test_invalid_scope_json_ends_gracefully(make_harness):
     h = make_harness({"scope_validator": ["글쎄요"]})
     events = h.turn("인생의 의미는 뭘까?")

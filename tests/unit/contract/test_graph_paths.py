@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from contract_harness import types
 
 from dure.agents.contract import AGENT, prompts
@@ -44,6 +45,7 @@ def test_out_of_scope_is_refused_without_tools_or_llm(make_harness):
     assert not {"planning", "tool_selected", "tool_result"} & set(types(events))
 
 
+@pytest.mark.usefixtures("llm_tier")
 def test_out_of_scope_undecided_by_rules_asks_the_fast_model_once(make_harness):
     h = make_harness({"scope_validator": [{"in_scope": False, "reasoning": "철학 질문"}]})
     events = h.turn("인생의 의미는 뭘까?")
@@ -53,6 +55,7 @@ def test_out_of_scope_undecided_by_rules_asks_the_fast_model_once(make_harness):
     assert "tool_selected" not in types(events)
 
 
+@pytest.mark.usefixtures("llm_tier")
 def test_undecided_question_judged_in_scope_goes_on_to_the_planner(make_harness):
     h = make_harness(
         {
@@ -102,6 +105,7 @@ def test_seed_000_example_follow_up_uses_previous_turn_without_tools(make_harnes
     assert [s.article_no for s in cited] == ["제7조"]
 
 
+@pytest.mark.usefixtures("llm_tier")
 def test_follow_up_without_reference_words_asks_check_previous_context(make_harness):
     h = make_harness(
         {

@@ -92,6 +92,7 @@ def test_article_reference_makes_the_question_self_contained():
     assert pointed is not None and pointed.refers_to_previous
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_undecided_question_goes_to_the_fast_model(settings: Settings):
     model = ScriptedChatModel([{"in_scope": True, "reasoning": "계약 관계"}])
     result = await decide_scope("인생의 의미는 뭘까?", ModelSet(settings, model))
@@ -99,6 +100,7 @@ async def test_undecided_question_goes_to_the_fast_model(settings: Settings):
     assert len(model.calls) == 1
 
 
+@pytest.mark.usefixtures("llm_tier")
 async def test_an_open_followup_asks_the_fast_model_once(settings: Settings):
     model = ScriptedChatModel([{"need_previous_context": True, "reasoning": "직전 조항"}])
     previous = [{"role": "user", "content": "해지 조건은?"}, {"role": "assistant", "content": "…"}]

@@ -1,0 +1,217 @@
+"""Tier 2: example banks shipped as data, and classifiers over their multilingual-e5 vectors.
+
+A bank is JSON Lines in `dure/data/understanding/<name>.jsonl`; a decision says which field
+is the text and which the label. Its vectors (e5, `query: ` prefix) are keyed by the bank's
+content: the shipped banks' vectors ship beside them (`scripts/understanding-banks.py` writes
+them); an edited bank is embedded once and kept under the data directory. Two classifiers, chosen per decision by measurement on the dev sets:
+
+- `Bank.vote`: the k nearest examples vote, weighted by similarity; it abstains when the
+  winner's lead is below `min_margin`.
+- `Bank.logistic`: a softmax regression trained on the bank at first use (a few hundred
+  milliseconds); it abstains when the winner's probability is below `min_probability`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from dure.embeddings import shared_e5
+from dure.settings import Settings
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The winning label, its share of the neighbours' weight, and its lead over the next."""
+
+    label: str
+    share: float
+    margin: float
+
+
+def bank_rows(name: str) -> list[dict[str, Any]]:
+    """The rows of the shipped bank `name`."""
+    text = files("dure").joinpath("data", "understanding", f"{name}.jsonl").read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class Bank:
+    """Examples with labels, and their vectors."""
+
+    def __init__(self, name: str, texts: Sequence[str], labels: Sequence[str], cache: Path) -> None:
+        self.name = name
+        self.texts = list(texts)
+        self.labels = np.array(labels)
+        # Vectors depend on the texts alone (two decisions may label one bank differently).
+        digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+        self.file_name = f"{name}-{digest}.npy"
+        self._path = cache / self.file_name
+        self._vectors: np.ndarray | None = None
+        self._logistic: dict[float, Logistic] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """The examples' unit vectors (computed on first use, then read from the cache)."""
+        with self._lock:
+            return self._vectors_now()
+
+    def _load(self) -> np.ndarray:
+        shipped = files("dure").joinpath("data", "understanding", self.file_name)
+        for source in (shipped, self._path):
+            if source.is_file():
+                try:
+                    with source.open("rb") as f:
+                        return np.load(f).astype(np.float32)
+                except (OSError, ValueError):
+                    pass  # a torn or foreign file: embed again
+        vectors = shared_e5().embed_queries(self.texts)
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._path.with_suffix(".tmp.npy")
+        np.save(tmp, vectors.astype(np.float16))
+        tmp.replace(self._path)
+        return vectors
+
+    def vote(self, vector: np.ndarray, k: int, min_margin: float) -> Vote | None:
+        """The k nearest examples' weighted vote, or None when its lead is under `min_margin`."""
+        sims = self.vectors @ vector
+        top = np.argsort(-sims)[:k]
+        weights: dict[str, float] = {}
+        for i in top:
+            label = str(self.labels[i])
+            weights[label] = weights.get(label, 0.0) + float(max(sims[i], 0.0))
+        ranked = sorted(weights.items(), key=lambda kv: -kv[1])
+        total = sum(weights.values()) or 1.0
+        best = ranked[0]
+        second = ranked[1][1] if len(ranked) > 1 else 0.0
+        margin = (best[1] - second) / total
+        if margin < min_margin:
+            return None
+        return Vote(best[0], best[1] / total, margin)
+
+    def logistic(self, l2: float) -> Logistic:
+        """A softmax regression on the bank's vectors (trained once per `l2`)."""
+        with self._lock:
+            if l2 not in self._logistic:
+                self._logistic[l2] = Logistic.fit(self._vectors_now(), self.labels, l2)
+            return self._logistic[l2]
+
+    def _vectors_now(self) -> np.ndarray:
+        if self._vectors is None:
+            self._vectors = self._load()
+        return self._vectors
+
+
+class Logistic:
+    """Multinomial logistic regression, fitted by full-batch gradient descent (deterministic)."""
+
+    EPOCHS = 400
+    RATE = 2.0
+
+    def __init__(self, weights: np.ndarray, bias: np.ndarray, classes: list[str]) -> None:
+        self.weights, self.bias, self.classes = weights, bias, classes
+
+    @classmethod
+    def fit(cls, x: np.ndarray, labels: np.ndarray, l2: float) -> Logistic:
+        classes = sorted({str(v) for v in labels})
+        y = np.eye(len(classes))[[classes.index(str(v)) for v in labels]]
+        w = np.zeros((x.shape[1], len(classes)))
+        b = np.zeros(len(classes))
+        for _ in range(cls.EPOCHS):
+            z = x @ w + b
+            z -= z.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            p /= p.sum(axis=1, keepdims=True)
+            g = (p - y) / len(x)
+            w -= cls.RATE * (x.T @ g + l2 * w)
+            b -= cls.RATE * g.sum(axis=0)
+        return cls(w, b, classes)
+
+    def predict(self, vector: np.ndarray, min_probability: float) -> Vote | None:
+        """The most probable label, or None when its probability is below `min_probability`."""
+        z = vector @ self.weights + self.bias
+        z -= z.max()
+        p = np.exp(z)
+        p /= p.sum()
+        order = np.argsort(-p)
+        best = float(p[order[0]])
+        if best < min_probability:
+            return None
+        second = float(p[order[1]]) if len(order) > 1 else 0.0
+        return Vote(self.classes[int(order[0])], best, best - second)
+
+
+_banks: dict[tuple[str, str, str], Bank] = {}
+_banks_lock = threading.Lock()
+
+
+def shared_bank(name: str, settings: Settings, text_field: str, label_field: str) -> Bank:
+    """The bank `name` labelled by `label_field`, loaded once per process and data directory."""
+    key = (name, label_field, str(settings.data_dir))
+    with _banks_lock:
+        if key not in _banks:
+            rows = bank_rows(name)
+            _banks[key] = Bank(
+                name,
+                [str(r[text_field]) for r in rows],
+                [str(r[label_field]) for r in rows],
+                settings.data_dir / "understanding",
+            )
+        return _banks[key]
+
+
+@lru_cache(maxsize=256)  # intent and needs_tool read the same message's vector
+def embed_message(text: str) -> np.ndarray:
+    """A message's unit vector (the same model and prefix as the banks); do not modify it."""
+    return shared_e5().embed_queries([text])[0]
+
+
+@dataclass(frozen=True)
+class Tier2:
+    """One decision's generalising layer: which bank, which fields, which classifier.
+
+    Chosen per decision by measurement on its dev set (`benchmarks/understanding.py`). The vote
+    abstains when its share is below `settings.understanding.min_confidence`.
+    """
+
+    bank: str
+    label: str
+    method: Literal["knn", "logistic"]
+    k: int = 3
+    l2: float = 1e-4
+    text: str = "text"
+
+    def load(self, settings: Settings) -> Bank:
+        """The bank, its vectors ready."""
+        bank = shared_bank(self.bank, settings, self.text, self.label)
+        if self.method == "logistic":
+            bank.logistic(self.l2)
+        else:
+            _ = bank.vectors
+        return bank
+
+    def decide(self, settings: Settings, message: str) -> Vote | None:
+        """The vote for `message`, or None (abstained)."""
+        bank = self.load(settings)
+        vector = embed_message(message)
+        if self.method == "logistic":
+            vote = bank.logistic(self.l2).predict(vector, 0.0)
+        else:
+            vote = bank.vote(vector, self.k, 0.0)
+        if vote is None or vote.share < settings.understanding.min_confidence:
+            return None
+        return vote
+
+    async def adecide(self, settings: Settings, message: str) -> Vote | None:
+        """`decide` off the event loop (the first use may embed a whole bank)."""
+        return await asyncio.to_thread(self.decide, settings, message)

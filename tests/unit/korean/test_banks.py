@@ -1,0 +1,93 @@
+"""Tier 2: the shipped example banks, their vectors, and decisions made without any LLM call.
+
+The messages here are this file's own (never from a blind set). The model is a scripted one
+with no replies: reaching the LLM tier would fail the test.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dure.embeddings import shared_e5
+from dure.korean.bank import Bank, bank_rows
+from dure.korean.followup import FOLLOWUP_TIER2, decide_followup
+from dure.korean.intent import INTENT_TIER2, TOOL_TIER2, decide_intent
+from dure.korean.route import ROUTE_TIER2, decide_route
+from dure.korean.scope import SCOPE_TIER2, decide_scope
+from dure.llm import ModelSet
+from dure.settings import Settings
+from dure.testing import ScriptedChatModel
+
+TIER2 = (SCOPE_TIER2, ROUTE_TIER2, FOLLOWUP_TIER2, INTENT_TIER2, TOOL_TIER2)
+SHIPPED = Path(str(files("dure").joinpath("data", "understanding")))
+
+
+@pytest.mark.parametrize("spec", TIER2, ids=lambda t: f"{t.bank}:{t.label}")
+def test_every_bank_ships_the_vectors_of_its_current_text(spec, tmp_path: Path) -> None:
+    rows = bank_rows(spec.bank)
+    assert {str(r[spec.label]) for r in rows} >= {"True", "False"} or len(rows) >= 150
+    bank = Bank(spec.bank, [str(r[spec.text]) for r in rows], ["" for _ in rows], tmp_path)
+    shipped = SHIPPED / bank.file_name
+    assert shipped.is_file(), "a bank changed: run scripts/understanding-banks.py"
+    vectors = np.load(shipped).astype(np.float32)
+    assert vectors.shape == (len(rows), 384)
+    fresh = shared_e5().embed_queries(bank.texts[:3])
+    assert np.all(np.sum(vectors[:3] * fresh, axis=1) > 0.99)
+
+
+@pytest.fixture
+def no_llm(settings: Settings) -> ModelSet:
+    return ModelSet(settings, ScriptedChatModel([]))
+
+
+async def test_scope_decided_by_the_bank(no_llm: ModelSet) -> None:
+    contract = await decide_scope("집주인이 나가라고 하면 바로 나가야 돼?", no_llm)
+    other = await decide_scope("주말에 볼만한 넷플릭스 추천 좀", no_llm)
+    assert (contract.kind, contract.decided_by) == ("contract", "embedding")
+    assert (other.kind, other.decided_by) == ("out_of_scope", "embedding")
+
+
+async def test_route_decided_by_the_bank(no_llm: ModelSet) -> None:
+    docs = await decide_route("출장 숙박비 한도가 얼마였지", [], no_llm, has_documents=True)
+    world = await decide_route("달까지 거리가 얼마나 돼?", [], no_llm, has_documents=True)
+    assert (docs.route, docs.decided_by) == ("rag", "embedding")
+    assert (world.route, world.decided_by) == ("agent", "embedding")
+
+
+async def test_followup_decided_by_the_bank(no_llm: ModelSet) -> None:
+    previous = [
+        {"role": "user", "content": "임대차 계약 해지 조건 알려줘"},
+        {"role": "assistant", "content": "제9조에 따라 2개월 전에 통보하면 해지할 수 있습니다."},
+    ]
+    d = await decide_followup("계약서에 반려동물 관련 내용도 있어?", previous, no_llm)
+    assert d.decided_by == "embedding" and not d.refers_to_previous
+
+
+async def test_intent_and_needs_tool_decided_by_the_bank(no_llm: ModelSet) -> None:
+    now = "2026-11-24 (화) 10:00 KST"
+    fare = await decide_intent("서울에서 부산까지 KTX 요금 얼마야", [], no_llm, now)
+    poem = await decide_intent("시 한 편 써줘 가을 느낌으로", [], no_llm, now)
+    assert (fare.intent, fare.needs_tool, fare.decided_by) == ("new_question", True, "embedding")
+    assert (poem.intent, poem.needs_tool) == ("new_question", False)
+    assert fare.rewritten_query == "서울에서 부산까지 KTX 요금 얼마야"  # nothing to rewrite
+
+
+async def test_a_follow_up_without_history_is_a_new_question(no_llm: ModelSet) -> None:
+    d = await decide_intent("그럼 다른 데는?", [], no_llm, "2026-11-24 (화) 10:00 KST")
+    assert d.intent == "new_question"
+
+
+async def test_a_follow_up_takes_one_bounded_rewrite_call(settings: Settings) -> None:
+    model = ScriptedChatModel([{"rewritten_query": "부산 해운대 근처 돼지국밥 맛집 다른 곳 추천"}])
+    history = [
+        {"role": "user", "content": "부산 해운대 근처 돼지국밥 맛집 알려줘"},
+        {"role": "assistant", "content": "A식당과 B식당이 유명합니다."},
+    ]
+    d = await decide_intent("다른 데는 없어?", history, ModelSet(settings, model), "-")
+    assert d.intent == "follow_up" and d.decided_by == "embedding"
+    assert d.rewritten_query == "부산 해운대 근처 돼지국밥 맛집 다른 곳 추천"
+    assert len(model.calls) == 1 and model.calls[0].max_tokens == 160
