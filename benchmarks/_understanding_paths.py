@@ -38,6 +38,8 @@ class Outcome:
     got: Any
     #: Slots only: (right values, values given that are not gold, gold values missed).
     counts: tuple[int, int, int] | None = None
+    #: Scores of the parts of a decision (intent: `intent` and `needs_tool`).
+    parts: dict[str, float] | None = None
 
 
 def _messages(case: dict[str, Any]) -> list[BaseMessage]:
@@ -78,8 +80,13 @@ async def intent(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:
         )
     except StructuredOutputError:
         return _failed(llm)
-    right = (d.intent == case["intent"]) + (d.needs_tool == case["needs_tool"])
-    return Outcome(right / 2, d.decided_by, (d.intent, d.needs_tool))
+    parts = {
+        "intent": float(d.intent == case["intent"]),
+        "needs_tool": float(d.needs_tool == case["needs_tool"]),
+    }
+    return Outcome(
+        parts["intent"] * parts["needs_tool"], d.decided_by, (d.intent, d.needs_tool), parts=parts
+    )
 
 
 async def route(case: dict[str, Any], models: ModelSet, llm: bool) -> Outcome:

@@ -60,12 +60,15 @@ async def _measure(
     latency: list[float] = []
     wrong: list[dict[str, Any]] = []
     tp = fp = fn = 0
+    parts: dict[str, list[float]] = {}
     for case in cases:
         started = time.perf_counter()
         outcome = await decide(case, models, llm)
         latency.append((time.perf_counter() - started) * 1000)
         by[outcome.decided_by] += 1
         scores.append(outcome.score)
+        for part, value in (outcome.parts or {}).items():
+            parts.setdefault(part, []).append(value)
         if outcome.counts:
             tp, fp, fn = tp + outcome.counts[0], fp + outcome.counts[1], fn + outcome.counts[2]
         if outcome.score < 1 and len(wrong) < 12:
@@ -74,6 +77,7 @@ async def _measure(
     f1 = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
     return {
         "micro_f1": round(f1, 3) if f1 is not None else None,
+        "parts": {k: round(statistics.fmean(v), 3) for k, v in parts.items()},
         "decision": name,
         "cases": n,
         "accuracy": round(statistics.fmean(scores), 3) if scores else None,
@@ -104,6 +108,7 @@ def run() -> dict[str, Any]:
             print(
                 f"{name:9} {label:5} n={row['cases']:3}  acc={row['accuracy']}  "
                 + (f"micro-F1={row['micro_f1']}  " if row["micro_f1"] is not None else "")
+                + "".join(f"{k}={v}  " for k, v in row["parts"].items())
                 + f"by={row['decided_by']}  p50={row['p50_ms']} ms  p95={row['p95_ms']} ms",
                 flush=True,
             )
