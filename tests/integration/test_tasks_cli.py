@@ -28,7 +28,10 @@ def test_slots_parse_answers_a_whole_file_in_one_process(env: dict[str, str]) ->
     gold = [json.loads(line) for line in DEV_SET.read_text(encoding="utf-8").splitlines()]
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert [a["id"] for a in answers] == [g["id"] for g in gold]
-    exact = sum(a["slots"] == g["slots"] for a, g in zip(answers, gold, strict=True))
+    # This older set is labelled with canonical values: the answer's `canonical` replaces them.
+    exact = sum(
+        {**a["slots"], **a["canonical"]} == g["slots"] for a, g in zip(answers, gold, strict=True)
+    )
     assert exact / len(gold) >= 0.85
 
 
@@ -45,7 +48,8 @@ def test_slots_parse_one_utterance(env: dict[str, str]) -> None:
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {
         "intent": "lunch_recommendation",
-        "slots": {"location": "을지로", "party_size": 4},
+        "slots": {"location": "을지로입구역", "party_size": 4},
+        "canonical": {"location": "을지로"},
     }
 
 

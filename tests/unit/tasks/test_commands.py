@@ -38,6 +38,7 @@ def test_parse_one_utterance_as_json() -> None:
     assert json.loads(result.output) == {
         "intent": "lunch_recommendation",
         "slots": {"location": "을지로", "datetime": "2025-03-05T12:30:00+09:00", "party_size": 2},
+        "canonical": {"location": "을지로"},
     }
 
 

@@ -41,7 +41,12 @@ def parse_one(utterance: str, intent: str | None, now: datetime) -> dict[str, An
         raise DureError("어떤 작업인지 규칙으로 판단할 수 없습니다. --intent로 지정해 주세요.")
     schema = get_intent(name)
     slots = parse_slots(utterance, schema, now).slots
-    result: dict[str, Any] = {"intent": schema.name, "slots": slots}
+    canonical = {
+        spec.name: spec.canonical_value(slots[spec.name])
+        for spec in schema.slots
+        if spec.canonical and spec.name in slots
+    }
+    result: dict[str, Any] = {"intent": schema.name, "slots": slots, "canonical": canonical}
     invalid = ConversationState(intent=schema.name, slots=slots).invalid_slots(now)
     if invalid:
         result["invalid"] = invalid

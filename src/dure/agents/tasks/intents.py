@@ -58,7 +58,7 @@ def _between(low: int, high: int, unit: str, what: str) -> Validator:
 
 
 def _lunch_place(value: Any, now: datetime) -> str | None:
-    if value in areas():
+    if canonical_place(value) in areas():
         return None
     return f"'{value}' 근처 식당 정보는 아직 없어요. 가능한 지역: {', '.join(areas())}."
 
@@ -102,7 +102,7 @@ LUNCH = IntentSchema(
             "장소",
             "어느 동네(역) 근처에서 드실 건가요?",
             validator=_lunch_place,
-            normaliser=canonical_place,
+            canonical=canonical_place,
         ),
         SlotSpec("datetime", "datetime", "시간", "시간은 언제로 할까요?", validator=_lunch_time),
         SlotSpec(
@@ -119,7 +119,7 @@ LUNCH = IntentSchema(
             "음식 종류",
             "어떤 음식이 좋으세요?",
             required=False,
-            normaliser=lambda v: canonical_cuisine(v) or v,
+            canonical=lambda v: canonical_cuisine(v) or v,
         ),
         SlotSpec(
             "budget_per_person",

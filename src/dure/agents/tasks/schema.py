@@ -82,10 +82,17 @@ class SlotSpec:
     normaliser: Normaliser | None = None
     require_when: tuple[str, ...] = ()
     default: Any = None
+    #: The form search and workers use, when it differs from what the user said (a place's
+    #: catalogue area, a food's category); the slot itself keeps the user's words.
+    canonical: Normaliser | None = None
 
     def normalise(self, value: Any) -> Any:
-        """The canonical form of a parsed value."""
+        """A parsed value in the slot's type (e.g. a count as `int`)."""
         return self.normaliser(value) if self.normaliser else value
+
+    def canonical_value(self, value: Any) -> Any:
+        """The canonical form of a slot value (the value itself when the slot has none)."""
+        return self.canonical(value) if self.canonical else value
 
     def validate(self, value: Any, now: datetime) -> str | None:
         """None when `value` is acceptable, else the reason (Korean)."""

@@ -104,6 +104,12 @@ class ConversationState:
         value = self.slots.get(slot)
         return value if is_filled(value) else self.defaults.get(slot)
 
+    def canonical(self, slot: str) -> Any:
+        """The slot's value in its canonical form (a place's area, a food's category)."""
+        value = self.value(slot)
+        spec = get_intent(self.intent).spec(slot) if self.intent else None
+        return spec.canonical_value(value) if spec and is_filled(value) else value
+
 
 StepStatus = Literal["pending", "waiting_user", "completed", "cancelled", "failed"]
 StepKind = Literal["qa", "confirm", "worker"]

@@ -119,16 +119,37 @@ _EQUIPMENT_RE, _EQUIPMENT = _index(EQUIPMENT)
 VOCABULARY = frozenset(_CUISINE) | frozenset(_EQUIPMENT)
 
 
+#: Hangul just before a food word that belongs to it ("돼지" of 돼지국밥, "물" of 물냉면).
+_FOOD_PREFIX = re.compile(r"(?<![가-힣])[가-힣]{1,3}$")
+#: What names a restaurant rather than the food ("국밥집" → "국밥", "중식당" → "중식").
+_SHOP_SUFFIX = re.compile(r"\s*(?:집|당|음식점|전문점|식당)$")
+
+
+def _food_as_said(text: str, start: int, end: int) -> tuple[str, int]:
+    """The food word as the user said it, with a compound's first part and no shop suffix."""
+    prefix = _FOOD_PREFIX.search(text[:start])
+    if prefix and prefix.group(0) not in _CUISINE and not _PARTICLE_ENDING.search(prefix.group(0)):
+        return _SHOP_SUFFIX.sub("", text[prefix.start() : end]), prefix.start()
+    return _SHOP_SUFFIX.sub("", text[start:end]), start
+
+
+#: A word that ends in a particle is a word of its own, not a compound's first part.
+_PARTICLE_ENDING = re.compile(r"(?:에서|으로|로|은|는|이|가|을|를|에|랑|하고|도)$")
+
+
 def extract_keywords(u: Utterance) -> None:
-    """Cuisines (`cuisine`) and equipment (`equipment`)."""
-    for pattern, canon, kind in (
-        (_CUISINE_RE, _CUISINE, "cuisine"),
-        (_EQUIPMENT_RE, _EQUIPMENT, "equipment"),
-    ):
-        for m in pattern.finditer(u.text):
-            u.add(kind, canon[m.group(0).lower()], m.start(), m.end())
+    """Cuisines (`cuisine`, as said; `canonical_cuisine` gives the category) and equipment."""
+    for m in _CUISINE_RE.finditer(u.text):
+        said, start = _food_as_said(u.text, m.start(), m.end())
+        u.add("cuisine", said or m.group(0), start, m.end())
+    for m in _EQUIPMENT_RE.finditer(u.text):
+        u.add("equipment", _EQUIPMENT[m.group(0).lower()], m.start(), m.end())
 
 
 def canonical_cuisine(word: str) -> str | None:
-    """`"초밥"` → `"일식"`; None for words outside the vocabulary."""
-    return _CUISINE.get(word.strip().lower())
+    """`"초밥"` → `"일식"`, `"돼지국밥"` → `"한식"`; None for words outside the vocabulary."""
+    word = _SHOP_SUFFIX.sub("", word.strip().lower())
+    if word in _CUISINE:
+        return _CUISINE[word]
+    found = _CUISINE_RE.search(word)  # a compound: its known part decides
+    return _CUISINE[found.group(0).lower()] if found else None

@@ -1,8 +1,10 @@
 """Places: a gazetteer of names and aliases (package data), then place-like phrases.
 
-"을지로에서" → "을지로", "강남역 근처" → "강남", "을지로입구역" → "을지로". A name outside the
-gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역 ("서면에서" → "서면");
-words that are not places (회사, 집, 여기 …) never are.
+A place slot keeps what the user said, without particles, 근처/쪽/앞/기준, line or exit
+numbers ("선릉역 5번 출구 근처에서" → "선릉역", "부산 서면 쪽" → "부산 서면"); its canonical
+area for search is `canonical_place` ("선릉역" → the catalogue's area). A name outside the
+gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역; words that are not
+places (회사, 집, 여기 …) never are.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ _NOT_PLACES = frozenset(
     "카페 본사 건물 사옥 사거리 오늘 내일 모레 점심 저녁 아침 회의실 미팅룸 창가 자리 다른데 아무데나 "
     "어디 어디든 거기서 그쪽 이쪽 저쪽 집앞 회사앞 정문 후문 주차장 그냥 역시".split()
 )
-_PARTICLE_AFTER = r"(?:역)?\s*(?:에서|근처|부근|인근|쪽|주변|앞)"
+_PARTICLE_AFTER = r"(?:역)?\s*(?:에서|근처|부근|인근|쪽|주변|앞|기준)"
+#: Cities and provinces that may stand before a district ("부산 서면", "대전 둔산동").
+_REGIONS = (
+    "서울 부산 대구 인천 광주 대전 울산 세종 제주 수원 성남 고양 용인 창원 청주 전주 천안 "
+    "포항 김해 경기 강원 충북 충남 전북 전남 경북 경남"
+).split()
+_REGION_BEFORE = re.compile(rf"(?:{'|'.join(_REGIONS)})\s+$")
+_ACRONYM_AFTER = re.compile(r"^\s+[A-Z]{2,5}(?![A-Za-z])")
 _LOOSE = re.compile(rf"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{{2,8}}?){_PARTICLE_AFTER}")
 _STATION = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,6})역(?![가-힣])")
 _BARE = re.compile(
@@ -62,14 +71,31 @@ def _is_place(name: str) -> bool:
     return len(name) >= 2 and name not in _NOT_PLACES and name.lower() not in VOCABULARY
 
 
+def _surface(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """The place as said at `text[start:end]`, widened to a region before it ("부산 서면") or
+    an acronym after it ("여의도 IFC")."""
+    if region := _REGION_BEFORE.search(text[:start]):
+        start = region.start()
+    if acronym := _ACRONYM_AFTER.match(text[end:]):
+        end += acronym.end()
+    return re.sub(r"\s+", " ", text[start:end]).strip(), start, end
+
+
+def _add(u: Utterance, start: int, end: int) -> None:
+    value, start, end = _surface(u.text, start, end)
+    u.add("place", value, start, end)
+
+
 def extract_places(u: Utterance, *, expected: bool = False) -> None:
-    """Places (`place`); `expected` accepts a bare name as the answer ("합정이요")."""
+    """Places (`place`) as said; `expected` accepts a bare name as the answer ("합정이요")."""
     for m in _gazetteer_re().finditer(u.text):
-        u.add("place", canonical_place(m.group(0)), m.start(), m.end())
+        _add(u, m.start(), m.end())
     for pattern in (_LOOSE, _STATION):
         for m in pattern.finditer(u.text):
             if _is_place(m.group("name")):
-                u.add("place", canonical_place(m.group("name")), m.start(), m.end())
+                end = m.end("name")
+                end += 1 if u.text[end : end + 1] == "역" else 0
+                _add(u, m.start("name"), end)
     if expected and not u.of("place") and (bare := _BARE.match(u.text)):
         if _is_place(bare.group("name")):
-            u.add("place", canonical_place(bare.group("name")), bare.start(), bare.end())
+            _add(u, bare.start("name"), bare.end("name"))

@@ -37,7 +37,7 @@ def _candidates(inp: WorkerInput, *, cuisines: list[str] | None, budget: bool) -
     return [
         r
         for r in restaurants()
-        if r.area == conv.slots["location"]
+        if r.area == conv.canonical("location")
         and r.is_open(when)
         and r.max_party >= party
         and (not cuisines or r.cuisine in cuisines)
@@ -50,7 +50,7 @@ async def recommend_menu(inp: WorkerInput) -> WorkerResult:
     """Kinds of food (and dishes) worth eating for this lunch."""
     conv = inp.conversation
     party = int(conv.slots["party_size"])
-    asked = conv.slots.get("cuisine")
+    asked = conv.canonical("cuisine")
     fitting = _candidates(inp, cuisines=[asked] if asked else None, budget=True)
     ranked = sorted(fitting, key=lambda r: -_score(r, party))
     kinds = [asked] if asked else list(dict.fromkeys(r.cuisine for r in ranked))[:MAX_KINDS]
