@@ -156,7 +156,7 @@ def test_a_negation_alone_clears_the_slot() -> None:
     "text",
     [
         "2호선 타고 을지로",
-        "3시간 뒤에 을지로",
+        "3시간짜리 회의 끝나고 을지로",
         "1번 출구 앞 을지로",
         "도보 5분 거리 을지로",
         "2인분 주문되는 을지로",
@@ -204,3 +204,19 @@ def test_dev_set_meets_the_targets() -> None:
     f1 = 2 * tp / (2 * tp + fp + fn)
     assert f1 >= 0.95
     assert exact / len(rows) >= 0.85
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("20분 뒤에 종로에서", "2025-03-05T10:20:00+09:00"),
+        ("두 시간 후 을지로", "2025-03-05T12:00:00+09:00"),
+        ("한 시간 반 있다가 보자", "2025-03-05T11:30:00+09:00"),
+    ],
+)
+def test_a_time_counted_from_now(text: str, expected: str) -> None:
+    assert lunch(text)["datetime"] == expected
+
+
+def test_a_length_is_not_a_time_from_now() -> None:
+    assert "datetime" not in lunch("2시간짜리 회의 끝나고 먹자")

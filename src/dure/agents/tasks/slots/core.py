@@ -65,7 +65,8 @@ class Utterance:
 
 
 #: Numbers that are not slots: subway lines, exits, bus numbers, floors, portions, deadlines
-#: ("1시 전엔"), and relative offsets or distances ("3시간 뒤", "도보 5분") — deliberately ignored.
+#: ("1시 전엔"), lengths and distances ("3시간짜리", "도보 5분"). A time counted from now
+#: ("30분 뒤") is read before this mask (`when.extract_relative_times`).
 DISTRACTORS = re.compile(
     r"\d+\s*호선"
     r"|\d+\s*번(?:\s*(?:출구|출입구|게이트|버스|마을버스|테이블|방|자리|째))?"

@@ -20,6 +20,7 @@ from dure.agents.tasks.slots.place import extract_places
 from dure.agents.tasks.slots.when import (
     extract_dates,
     extract_durations,
+    extract_relative_times,
     extract_times,
     resolve_at,
 )
@@ -36,6 +37,7 @@ def extract(text: str, now: datetime, expect: Iterable[str] = ()) -> Utterance:
     """Every mention in `text`; `expect` (slot types) lets a bare reply fill what was asked."""
     expected = set(expect)
     u = Utterance(text)
+    extract_relative_times(u, now)  # before the mask, which blanks other "N분 뒤" offsets
     mask_distractors(u)
     extract_times(u)
     extract_dates(u, now)

@@ -148,3 +148,22 @@ def resolve_at(day: date | None, at: time, now: datetime) -> datetime:
             else now.date() + timedelta(days=1)
         )
     return datetime.combine(day, at, tzinfo=SEOUL)
+
+
+_NATIVE_HOURS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5}
+#: "30분 뒤", "1시간 후", "한 시간 반 뒤", "지금부터 40분 후", "한시간 있다가".
+RELATIVE = re.compile(
+    r"(?:지금\s*부터\s*)?(?P<n>\d{1,3}|한|두|세|네|다섯)\s*(?P<unit>시간|분)\s*(?P<half>반\s*)?"
+    r"(?:정도\s*)?(?:뒤|후|있다가|이따가?)(?![가-힣]*짜리)"
+)
+
+
+def extract_relative_times(u: Utterance, now: datetime) -> None:
+    """A time counted from now ("30분 뒤" → now + 30 minutes): its `date` and `time`."""
+    for m in RELATIVE.finditer(u.text):
+        n = int(m.group("n")) if m.group("n").isdigit() else _NATIVE_HOURS[m.group("n")]
+        minutes = n * 60 if m.group("unit") == "시간" else n
+        minutes += 30 if m.group("half") and m.group("unit") == "시간" else 0
+        at = (now + timedelta(minutes=minutes)).replace(second=0, microsecond=0)
+        u.add("date", at.date(), m.start(), m.end())
+        u.add("time", at.time().replace(tzinfo=None), m.start(), m.end())
