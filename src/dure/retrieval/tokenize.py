@@ -36,6 +36,13 @@ def tagged(text: str) -> list[tuple[str, str]]:
         return [(t.form, t.tag) for t in kiwi.tokenize(text)]
 
 
+def spans(text: str) -> list[tuple[str, str, int, int]]:
+    """Kiwi's morphemes of `text` as (form, tag, start, end) character offsets."""
+    kiwi = _kiwi()
+    with _lock:
+        return [(t.form, t.tag, t.start, t.start + t.len) for t in kiwi.tokenize(text)]
+
+
 def analyse(text: str) -> tuple[list[str], list[str]]:
     """(content morphemes for BM25, every morpheme form) of `text`, lower-cased, in order."""
     pairs = tagged(text)

@@ -126,6 +126,10 @@ def test_food_as_said_and_its_category() -> None:
         ("짬뽕", "짬뽕", "중식"),
         ("국밥집 가자", "국밥", "한식"),
         ("중식당으로", "중식", "중식"),
+        ("파스타먹을래", "파스타", "양식"),
+        ("돼지국밥집 가자", "돼지국밥", "한식"),
+        ("마라샹궈 먹자", "마라샹궈", "중식"),
+        ("물냉면 둘", "물냉면", "한식"),
     ):
         assert lunch(text)["cuisine"] == said
         assert spec.canonical_value(said) == category

@@ -49,6 +49,10 @@ class Utterance:
         self.mask(start, end)
         return mention
 
+    def claimed(self, kind: str) -> list[tuple[int, int]]:
+        """The spans of the mentions of one kind so far."""
+        return [(m.start, m.end) for m in self.mentions if m.kind == kind]
+
     def of(self, kind: str) -> list[Mention]:
         """Mentions of one kind, in text order."""
         return sorted((m for m in self.mentions if m.kind == kind), key=lambda m: m.start)

@@ -6,6 +6,7 @@ import re
 
 from dure.agents.tasks.slots.core import Utterance
 from dure.agents.tasks.slots.numbers import alternation
+from dure.retrieval.tokenize import spans
 
 CUISINES: dict[str, tuple[str, ...]] = {
     "한식": (
@@ -32,6 +33,35 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "쌈밥",
         "갈비탕",
         "국시",
+        "밀면",
+        "비빔국수",
+        "잔치국수",
+        "콩국수",
+        "수제비",
+        "부대찌개",
+        "김치찜",
+        "청국장",
+        "육개장",
+        "추어탕",
+        "삼계탕",
+        "백숙",
+        "닭볶음탕",
+        "닭한마리",
+        "닭갈비",
+        "불고기",
+        "떡갈비",
+        "족발",
+        "수육",
+        "생선구이",
+        "해물탕",
+        "해산물",
+        "아구찜",
+        "낙지",
+        "쭈꾸미",
+        "주꾸미",
+        "오징어볶음",
+        "컵밥",
+        "도시락",
     ),
     "중식": (
         "중식",
@@ -46,6 +76,13 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "마라",
         "딤섬",
         "꿔바로우",
+        "훠궈",
+        "양꼬치",
+        "마파두부",
+        "볶음밥",
+        "유린기",
+        "깐풍기",
+        "샤오롱바오",
     ),
     "일식": (
         "일식",
@@ -61,6 +98,15 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "사시미",
         "사케동",
         "오마카세",
+        "덮밥",
+        "텐동",
+        "돈부리",
+        "장어",
+        "샤브샤브",
+        "스키야키",
+        "오코노미야키",
+        "야키토리",
+        "이자카야",
     ),
     "양식": (
         "양식",
@@ -72,8 +118,18 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "햄버거",
         "브런치",
         "이탈리안",
+        "샌드위치",
+        "멕시칸",
+        "타코",
+        "부리또",
+        "퀘사디아",
+        "감바스",
+        "라자냐",
+        "뇨끼",
+        "오믈렛",
+        "치킨",
     ),
-    "분식": ("분식", "떡볶이", "김밥", "라면", "순대", "튀김", "라볶이"),
+    "분식": ("분식", "떡볶이", "김밥", "라면", "순대", "튀김", "라볶이", "쫄면", "어묵", "만두"),
     "아시안": (
         "아시안",
         "베트남",
@@ -87,8 +143,30 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "반미",
         "분짜",
         "똠얌",
+        "나시고랭",
+        "월남쌈",
+        "케밥",
     ),
-    "고기": ("고기", "삼겹살", "고깃집", "갈비", "소고기", "돼지고기", "목살", "한우", "육회"),
+    "고기": (
+        "고기",
+        "삼겹살",
+        "고깃집",
+        "갈비",
+        "소고기",
+        "돼지고기",
+        "목살",
+        "한우",
+        "육회",
+        "곱창",
+        "막창",
+        "대창",
+        "양갈비",
+        "차돌박이",
+        "오리고기",
+        "숯불구이",
+        "항정살",
+        "갈매기살",
+    ),
     "샐러드": ("샐러드", "포케", "건강식", "비건", "채식", "다이어트"),
 }
 EQUIPMENT: dict[str, tuple[str, ...]] = {
@@ -119,29 +197,42 @@ _EQUIPMENT_RE, _EQUIPMENT = _index(EQUIPMENT)
 VOCABULARY = frozenset(_CUISINE) | frozenset(_EQUIPMENT)
 
 
-#: Hangul just before a food word that belongs to it ("돼지" of 돼지국밥, "물" of 물냉면).
-_FOOD_PREFIX = re.compile(r"(?<![가-힣])[가-힣]{1,3}$")
 #: What names a restaurant rather than the food ("국밥집" → "국밥", "중식당" → "중식").
-_SHOP_SUFFIX = re.compile(r"\s*(?:집|당|음식점|전문점|식당)$")
+_SHOP_SUFFIX = re.compile(r"(?<=\S)\s*(?:음식점|전문점|집|당)$|\s+식당$")
+_NOUN_TAGS = ("NNG", "NNP", "SL", "XSN")
 
 
-def _food_as_said(text: str, start: int, end: int) -> tuple[str, int]:
-    """The food word as the user said it, with a compound's first part and no shop suffix."""
-    prefix = _FOOD_PREFIX.search(text[:start])
-    if prefix and prefix.group(0) not in _CUISINE and not _PARTICLE_ENDING.search(prefix.group(0)):
-        return _SHOP_SUFFIX.sub("", text[prefix.start() : end]), prefix.start()
-    return _SHOP_SUFFIX.sub("", text[start:end]), start
-
-
-#: A word that ends in a particle is a word of its own, not a compound's first part.
-_PARTICLE_ENDING = re.compile(r"(?:에서|으로|로|은|는|이|가|을|를|에|랑|하고|도)$")
+def _food_as_said(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """The food the user said around a vocabulary word, from Kiwi's nouns: the whole noun it
+    sits in ("마라" of 마라탕, "짜장" of 짜장면), a short noun before it ("돼지" of 돼지 국밥집
+    written as one word), without a shop suffix ("국밥집" → "국밥")."""
+    left = max(text.rfind(" ", 0, start), text.rfind(",", 0, start)) + 1
+    right = min(
+        (i for i in (text.find(" ", end), text.find(",", end)) if i != -1), default=len(text)
+    )
+    word = text[left:right]
+    tokens = [(form, tag, left + a, left + b) for form, tag, a, b in spans(word)]
+    nouns = [t for t in tokens if t[1].split("-")[0] in _NOUN_TAGS]
+    covering = [t for t in nouns if t[2] < end and t[3] > start]
+    if covering:
+        first = tokens.index(covering[0])
+        last = tokens.index(covering[-1])
+        while last + 1 < len(tokens) and tokens[last + 1][1] in _NOUN_TAGS:
+            last += 1
+        if first > 0 and tokens[first - 1][1] in _NOUN_TAGS and len(tokens[first - 1][0]) <= 2:
+            first -= 1
+        start, end = tokens[first][2], tokens[last][3]
+    said = _SHOP_SUFFIX.sub("", text[start:end]).strip()
+    return said or text[start:end], start, end
 
 
 def extract_keywords(u: Utterance) -> None:
     """Cuisines (`cuisine`, as said; `canonical_cuisine` gives the category) and equipment."""
     for m in _CUISINE_RE.finditer(u.text):
-        said, start = _food_as_said(u.text, m.start(), m.end())
-        u.add("cuisine", said or m.group(0), start, m.end())
+        if any(s < m.end() and m.start() < e for s, e in u.claimed("cuisine")):
+            continue  # a second vocabulary word inside a food already read ("마라" in 마라샹궈)
+        said, start, end = _food_as_said(u.text, m.start(), m.end())
+        u.add("cuisine", said, start, end)
     for m in _EQUIPMENT_RE.finditer(u.text):
         u.add("equipment", _EQUIPMENT[m.group(0).lower()], m.start(), m.end())
 
