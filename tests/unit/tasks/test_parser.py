@@ -224,3 +224,11 @@ def test_a_time_counted_from_now(text: str, expected: str) -> None:
 
 def test_a_length_is_not_a_time_from_now() -> None:
     assert "datetime" not in lunch("2시간짜리 회의 끝나고 먹자")
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("나 포함 다섯", 5), ("나 포함 4명", 4), ("동료 3명하고 저 을지로", 4), ("나랑 친구 둘", 3)],
+)
+def test_the_speaker_counts_once(text: str, size: int) -> None:
+    assert lunch(text)["party_size"] == size

@@ -9,13 +9,18 @@ from dure.agents.tasks.slots.numbers import COUNT, NATIVE, alternation, count_va
 
 _ME = r"(?:나|저|본인)"
 _INCLUDING = re.compile(
-    rf"{_ME}\s*(?:포함(?:해서)?|까지(?:\s*해서)?)\s*(?:총\s*)?(?P<n>{COUNT})\s*(?:명|분|인)"
+    rf"{_ME}\s*(?:포함(?:해서)?|까지(?:\s*해서)?)\s*(?:총\s*)?(?P<n>{COUNT})"
+    r"(?:\s*(?:명|분|인)|(?![가-힣]))"
 )
 _BESIDES = re.compile(rf"{_ME}\s*(?:빼고|말고|제외하고)\s*(?P<n>{COUNT})\s*(?:명|분)(?:\s*더)?")
 # "나랑 친구 둘", "저하고 동료 2명": the people named come on top of the speaker.
 _WITH_ME = re.compile(
     rf"{_ME}\s*(?:랑|이랑|하고|와)\s*(?:친구|동료|팀원|후배|선배|동기|가족|직원)들?\s*"
     rf"(?P<n>{COUNT})(?:\s*(?:명|분)|(?![가-힣]))"
+)
+# "팀원 4명이랑 나": the speaker comes on top of the people counted.
+_AND_ME = re.compile(
+    rf"(?P<n>{COUNT})\s*(?:명|분)\s*(?:이랑|랑|하고|와|과)\s*(?:{_ME}|제가|내가)(?![가-힣])"
 )
 _ALONE = re.compile(r"혼자|혼밥")
 _COUNTER = re.compile(
@@ -37,7 +42,7 @@ def extract_party(u: Utterance, *, expected: bool = False) -> None:
     """Party sizes (`party_size`); `expected` accepts a bare number as the answer."""
     for m in _INCLUDING.finditer(u.text):
         u.add("party_size", count_value(m.group("n")), m.start(), m.end())
-    for pattern in (_BESIDES, _WITH_ME):
+    for pattern in (_BESIDES, _WITH_ME, _AND_ME):
         for m in pattern.finditer(u.text):
             n = count_value(m.group("n"))
             u.add("party_size", n + 1 if n else None, m.start(), m.end())
