@@ -47,6 +47,20 @@ _CHITCHAT = re.compile(
     )(?:\s*[ㅋㅎㅠㅜ]+)?$""",
     re.VERBOSE | re.IGNORECASE,
 )
+#: Asking to explain, exemplify or restate the previous answer, or correcting what was meant:
+#: a clarification whenever there is a previous answer.
+_CLARIFY = re.compile(
+    # explain or exemplify
+    r"무슨\s*(?:뜻|말|의미|소리)|뭔\s*(?:뜻|말|소리)|뭔소리|이해(?:가|를)?\s*안|"
+    r"예(?:를|시)\s*(?:들|좀)|예시|쉽게\s*(?:말|설명|풀어)|다시\s*(?:설명|말해)|"
+    # justify ("왜 그렇게 계산한 거야?")
+    r"(?:^|\s)왜\s[^?]*(?:거야|건데|거예요|건가요|는\s*거|했어|했나요)|"
+    # restate in another way
+    r"(?:더\s*)?짧게\s*(?:다듬|줄여|정리|써)|존댓말로|반말로|캐주얼하게|딱딱하(?:지\s*않게|게)|"
+    # correct what was meant ("아니 대전 말고 대구")
+    r"^\s*(?:아니|아냐|아뇨)[,\s]|(?:내|제)\s*말은|그게\s*아니라|그런\s*뜻이\s*아니|"
+    r"(?:물어본|말한|얘기한)\s*(?:거야|건데|거예요)"
+)
 _DECORATION = re.compile(r"[\s!~.?^*♡♥❤😊🙂😀😄🙏👍]+")
 
 
@@ -116,6 +130,8 @@ async def decide_intent(
         intent = INTENTS[intent_vote.label]
         if not history and intent in ("follow_up", "clarification"):
             intent = "new_question"  # nothing earlier to follow up on or clarify
+        elif history and _CLARIFY.search(message):
+            intent = "clarification"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
         rewritten = message.strip()
         if intent in ("follow_up", "clarification"):
