@@ -133,6 +133,10 @@ async def decide_intent(
         elif history and _CLARIFY.search(message):
             intent = "clarification"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
+        if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
+            # "그럼 부산은?" after a weather question: more of the same needs the same tools.
+            earlier_vote = await TOOL_TIER2.adecide(models.settings, earlier)
+            needs_tool = earlier_vote is not None and earlier_vote.label == "True"
         rewritten = message.strip()
         if intent in ("follow_up", "clarification"):
             rewritten = await _rewrite(message, history, models, current_datetime)
@@ -149,6 +153,10 @@ async def decide_intent(
         models("fast"), messages, IntentDecision, max_tokens=prompts.INTENT_MAX_TOKENS
     )
     return IntentResult(d.intent, d.needs_tool, d.rewritten_query, "llm")
+
+
+def _last_user(history: Sequence[Mapping[str, object]]) -> str:
+    return next((str(m["content"]) for m in reversed(history) if m["role"] == "user"), "")
 
 
 class Rewrite(BaseModel):

@@ -91,3 +91,23 @@ async def test_a_follow_up_takes_one_bounded_rewrite_call(settings: Settings) ->
     assert d.intent == "follow_up" and d.decided_by == "embedding"
     assert d.rewritten_query == "부산 해운대 근처 돼지국밥 맛집 다른 곳 추천"
     assert len(model.calls) == 1 and model.calls[0].max_tokens == 160
+
+
+async def test_a_follow_up_needs_the_tools_its_question_needed(settings: Settings) -> None:
+    model = ScriptedChatModel([{"rewritten_query": "내일 광주 날씨"}])
+    history = [
+        {"role": "user", "content": "내일 대구 날씨 어때?"},
+        {"role": "assistant", "content": "내일 대구는 맑고 최고 18도입니다."},
+    ]
+    d = await decide_intent("광주는?", history, ModelSet(settings, model), "-")
+    assert (d.intent, d.needs_tool) == ("follow_up", True)
+
+
+async def test_a_correction_of_the_previous_answer_is_a_clarification(settings: Settings) -> None:
+    model = ScriptedChatModel([{"rewritten_query": "용인 맛집 추천"}])
+    history = [
+        {"role": "user", "content": "수원 맛집 알려줘"},
+        {"role": "assistant", "content": "수원 통닭거리가 유명합니다."},
+    ]
+    d = await decide_intent("아니 수원 말고 용인", history, ModelSet(settings, model), "-")
+    assert (d.intent, d.rewritten_query) == ("clarification", "용인 맛집 추천")
