@@ -29,8 +29,13 @@ def test_slots_parse_answers_a_whole_file_in_one_process(env: dict[str, str]) ->
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert [a["id"] for a in answers] == [g["id"] for g in gold]
     # This older set is labelled with canonical values: the answer's `canonical` replaces them.
+    # Datetimes come out as local `YYYY-MM-DDTHH:MM`.
+    def labelled(slots: dict) -> dict:
+        return {k: v[:16] if k == "datetime" else v for k, v in slots.items()}
+
     exact = sum(
-        {**a["slots"], **a["canonical"]} == g["slots"] for a, g in zip(answers, gold, strict=True)
+        {**a["slots"], **a["canonical"]} == labelled(g["slots"])
+        for a, g in zip(answers, gold, strict=True)
     )
     assert exact / len(gold) >= 0.85
 

@@ -37,7 +37,7 @@ def test_parse_one_utterance_as_json() -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == {
         "intent": "lunch_recommendation",
-        "slots": {"location": "을지로", "datetime": "2025-03-05T12:30:00+09:00", "party_size": 2},
+        "slots": {"location": "을지로", "datetime": "2025-03-05T12:30", "party_size": 2},
         "canonical": {"location": "을지로"},
     }
 
@@ -61,7 +61,25 @@ def test_input_file_answers_each_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app(), ["slots", "parse", "--input", str(path)])
     answers = [json.loads(line) for line in result.output.splitlines()]
     assert [a["id"] for a in answers] == ["a", "b", 3]
-    assert answers[0]["slots"]["datetime"] == "2025-03-06T12:00:00+09:00"
+    assert answers[0]["slots"]["datetime"] == "2025-03-06T12:00"
     assert answers[1]["intent"] == "meeting_room_booking"
     assert answers[1]["slots"]["duration_minutes"] == 120
     assert "error" in answers[2]
+
+
+def test_previous_slots_take_a_correction(tmp_path: Path) -> None:
+    previous = {"location": "을지로", "party_size": 3, "datetime": "2025-03-06T12:00"}
+    lines = [
+        {"id": "fix", "utterance": "3명 말고 4명", "now": NOW, "previous": previous},
+        {"id": "day", "utterance": "모레로 바꿔줘", "now": NOW, "previous": previous},
+        {"id": "bad", "utterance": "4명", "now": NOW, "previous": ["아님"]},
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
+    result = CliRunner().invoke(
+        app(), ["slots", "parse", "--input", str(path), "--intent", "lunch_recommendation"]
+    )
+    fix, day, bad = (json.loads(line) for line in result.output.splitlines())
+    assert fix["slots"] == {**previous, "party_size": 4}
+    assert day["slots"] == {**previous, "datetime": "2025-03-07T12:00"}
+    assert bad["id"] == "bad" and "previous" in bad["error"]

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dure.agents.tasks.detect import rule_intent, slot_intent
+from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent
 from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.state import ConversationState
@@ -34,13 +35,34 @@ def _now(text: str | None) -> datetime:
         ) from e
 
 
-def parse_one(utterance: str, intent: str | None, now: datetime) -> dict[str, Any]:
-    """`{"intent", "slots"}` (+ `"invalid"` with reasons when a value is rejected)."""
+def _local(value: Any) -> Any:
+    """A stored date-time as the CLI shows it: local `YYYY-MM-DDTHH:MM`."""
+    return as_seoul(datetime.fromisoformat(value)).strftime("%Y-%m-%dT%H:%M")
+
+
+def parse_one(
+    utterance: str, intent: str | None, now: datetime, previous: Any = None
+) -> dict[str, Any]:
+    """`{"intent", "slots", "canonical"}` (+ `"invalid"` with reasons when a value is rejected).
+
+    `previous` (slots already filled, as this returns them) is the state the utterance
+    changes: a correction ("3명 말고 4명") replaces, the rest is kept.
+    """
     name = intent or rule_intent(utterance) or slot_intent(utterance, now)
     if name is None:
         raise DureError("어떤 작업인지 규칙으로 판단할 수 없습니다. --intent로 지정해 주세요.")
     schema = get_intent(name)
-    slots = parse_slots(utterance, schema, now).slots
+    if previous is not None and not isinstance(previous, dict):
+        raise DureError("previous는 슬롯 이름 → 값의 객체여야 합니다.")
+    conv = ConversationState(intent=schema.name, slots=dict(previous or {}))
+    for spec in schema.slots:
+        if spec.type == "datetime" and conv.slots.get(spec.name):
+            conv.slots[spec.name] = as_seoul(
+                datetime.fromisoformat(conv.slots[spec.name])
+            ).isoformat()
+    apply_parse(conv, parse_slots(utterance, schema, now), schema, now)
+    names = {spec.name for spec in schema.slots}
+    slots = {k: v for k, v in conv.slots.items() if k in names}
     canonical = {
         spec.name: spec.canonical_value(slots[spec.name])
         for spec in schema.slots
@@ -50,6 +72,9 @@ def parse_one(utterance: str, intent: str | None, now: datetime) -> dict[str, An
     invalid = ConversationState(intent=schema.name, slots=slots).invalid_slots(now)
     if invalid:
         result["invalid"] = invalid
+    for spec in schema.slots:
+        if spec.type == "datetime" and spec.name in slots:
+            slots[spec.name] = _local(slots[spec.name])
     return result
 
 
@@ -57,7 +82,10 @@ def _lines(path: Path, intent: str | None, now: str | None) -> None:
     for row in each_row(
         path,
         lambda r: parse_one(
-            str(r["utterance"]), intent or r.get("intent"), _now(r.get("now") or now)
+            str(r["utterance"]),
+            intent or r.get("intent"),
+            _now(r.get("now") or now),
+            r.get("previous"),
         ),
     ):
         print_json(row)
@@ -73,7 +101,8 @@ def parse_command(
         str | None, typer.Option("--now", help="기준 시각 ISO (기본: 지금, Asia/Seoul)")
     ] = None,
     input_file: Annotated[
-        Path | None, typer.Option("--input", help='JSONL: {"id","utterance","now"} 한 줄에 하나')
+        Path | None,
+        typer.Option("--input", help='JSONL: {"id","utterance","now","previous"?} 한 줄에 하나'),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON으로 출력")] = False,
 ) -> None:
