@@ -28,6 +28,7 @@ def test_slots_parse_answers_a_whole_file_in_one_process(env: dict[str, str]) ->
     gold = [json.loads(line) for line in DEV_SET.read_text(encoding="utf-8").splitlines()]
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert [a["id"] for a in answers] == [g["id"] for g in gold]
+
     # This older set is labelled with canonical values: the answer's `canonical` replaces them.
     # Datetimes come out as local `YYYY-MM-DDTHH:MM`.
     def labelled(slots: dict) -> dict:
