@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy
+from dure.korean.route import tool_hint
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 
 Intent = Literal["new_question", "follow_up", "clarification", "chitchat"]
@@ -133,6 +134,8 @@ async def decide_intent(
         elif history and _CLARIFY.search(message):
             intent = "clarification"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
+        if tool_hint(message) is not None:  # arithmetic, or the time now: a tool, by rule
+            intent, needs_tool = ("new_question" if intent == "chitchat" else intent), True
         if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
             # "그럼 부산은?" after a weather question: more of the same needs the same tools.
             earlier_vote = await TOOL_TIER2.adecide(models.settings, earlier)

@@ -111,3 +111,8 @@ async def test_a_correction_of_the_previous_answer_is_a_clarification(settings: 
     ]
     d = await decide_intent("아니 수원 말고 용인", history, ModelSet(settings, model), "-")
     assert (d.intent, d.rewritten_query) == ("clarification", "용인 맛집 추천")
+
+
+async def test_arithmetic_needs_the_calculator_by_rule(no_llm: ModelSet) -> None:
+    d = await decide_intent("48 곱하기 7은 얼마야", [], no_llm, "-")
+    assert (d.intent, d.needs_tool) == ("new_question", True)
