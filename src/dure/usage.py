@@ -43,6 +43,8 @@ class Usage(BaseModel):
     tool_llm_calls: int = 0
     latency_ms: float = 0.0
     by_node: dict[str, NodeUsage] = Field(default_factory=dict)
+    #: How each decision about the user's words was made this turn (`scope` → `rule`, …).
+    decided_by: dict[str, str] = Field(default_factory=dict)
 
 
 class BudgetExceeded(RuntimeError):
@@ -106,6 +108,11 @@ class UsageTracker(BaseCallbackHandler):
                 self.usage.cache_hits += 1
             else:
                 self.usage.cache_misses += 1
+
+    def record_decision(self, decision: str, tier: str) -> None:
+        """Called by the understanding layer: how `decision` was made."""
+        with self._lock:
+            self.usage.decided_by[decision] = tier
 
     def _check_budget(self) -> None:
         u = self.usage

@@ -17,6 +17,7 @@ def test_by_number_question_needs_one_llm_call(make_harness):
     done = events[-1]
     assert isinstance(done, Done)
     assert done.usage.llm_calls == 1
+    assert done.usage.decided_by == {"scope": "rule", "followup": "rule"}
     selected = next(e for e in events if isinstance(e, ToolSelected))
     assert selected.tools == [{"name": "get_article_by_index", "args": {"article_no": "제5조"}}]
     sources = next(e for e in events if isinstance(e, SourcesEvent)).content

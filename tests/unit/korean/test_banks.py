@@ -21,6 +21,7 @@ from dure.korean.scope import SCOPE_TIER2, decide_scope
 from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel
+from dure.usage import UsageTracker
 
 TIER2 = (SCOPE_TIER2, ROUTE_TIER2, FOLLOWUP_TIER2, INTENT_TIER2, TOOL_TIER2)
 SHIPPED = Path(str(files("dure").joinpath("data", "understanding")))
@@ -116,3 +117,14 @@ async def test_a_correction_of_the_previous_answer_is_a_clarification(settings: 
 async def test_arithmetic_needs_the_calculator_by_rule(no_llm: ModelSet) -> None:
     d = await decide_intent("48 곱하기 7은 얼마야", [], no_llm, "-")
     assert (d.intent, d.needs_tool) == ("new_question", True)
+
+
+async def test_the_turn_usage_notes_how_each_decision_was_made(no_llm: ModelSet) -> None:
+    tracker = UsageTracker()
+    token = tracker.activate()
+    try:
+        await decide_scope("안녕하세요", no_llm)
+        await decide_route("출장 숙박비 한도가 얼마였지", [], no_llm, has_documents=True)
+    finally:
+        UsageTracker.deactivate(token)
+    assert tracker.usage.decided_by == {"scope": "rule", "route": "embedding"}
