@@ -127,36 +127,27 @@ InputOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="JSON으로 출력")]
 
 
-@understand_app.command("intent")
-def intent(
-    message: MessageArg = None, input_file: InputOpt = None, as_json: JsonOpt = False
-) -> None:
-    """계획-실행 에이전트의 의도(new_question/follow_up/clarification/chitchat)와 도구 필요 여부."""
-    _run(_intent, message, input_file, as_json)
+def _command(name: str, decide: Decide, summary: str) -> None:
+    def command(
+        message: MessageArg = None, input_file: InputOpt = None, as_json: JsonOpt = False
+    ) -> None:
+        _run(decide, message, input_file, as_json)
+
+    command.__doc__ = summary
+    understand_app.command(name)(command)
 
 
-@understand_app.command("followup")
-def followup(
-    message: MessageArg = None, input_file: InputOpt = None, as_json: JsonOpt = False
-) -> None:
-    """답하려면 직전 대화 내용이 필요한지."""
-    _run(_followup, message, input_file, as_json)
-
-
-@understand_app.command("scope")
-def scope(
-    message: MessageArg = None, input_file: InputOpt = None, as_json: JsonOpt = False
-) -> None:
-    """계약서 Q&A 에이전트가 다룰 질문인지 (계약·인사 / 범위 밖)."""
-    _run(_scope, message, input_file, as_json)
-
-
-@understand_app.command("route")
-def route(
-    message: MessageArg = None, input_file: InputOpt = None, as_json: JsonOpt = False
-) -> None:
-    """어시스턴트의 경로: 등록한 문서 검색(rag) 또는 그 밖(agent)."""
-    _run(_route, message, input_file, as_json)
+for _name, _decide, _summary in (
+    (
+        "intent",
+        _intent,
+        "계획-실행 에이전트의 의도(new_question/follow_up/clarification/chitchat)와 도구 필요 여부.",
+    ),
+    ("followup", _followup, "답하려면 직전 대화 내용이 필요한지."),
+    ("scope", _scope, "계약서 Q&A 에이전트가 다룰 질문인지 (계약·인사 / 범위 밖)."),
+    ("route", _route, "어시스턴트의 경로: 등록한 문서 검색(rag) 또는 그 밖(agent)."),
+):
+    _command(_name, _decide, _summary)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Literal, ParamSpec, Protocol, TypeVar
 
 from dure.usage import current_tracker
 
@@ -19,3 +21,27 @@ def report(decision: str, tier: DecidedBy) -> None:
     tracker = current_tracker()
     if tracker is not None:
         tracker.record_decision(decision, tier)
+
+
+class _Decided(Protocol):
+    @property
+    def decided_by(self) -> DecidedBy: ...
+
+
+P = ParamSpec("P")
+R = TypeVar("R", bound=_Decided)
+
+
+def reported(decision: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """Decorate a decision so the running turn's usage notes the tier that made it."""
+
+    def wrap(decide: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(decide)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            result = await decide(*args, **kwargs)
+            report(decision, result.decided_by)
+            return result
+
+        return run
+
+    return wrap

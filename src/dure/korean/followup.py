@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
 from dure.korean.bank import Tier2
-from dure.korean.decision import DecidedBy, report
+from dure.korean.decision import DecidedBy, reported
 from dure.llm import ModelSet, agenerate_structured
 from dure.retrieval.tokenize import tagged as morphemes
 
@@ -111,16 +111,8 @@ def format_previous_turn(previous_turn: Sequence[Mapping[str, object]]) -> str:
     )
 
 
+@reported("followup")
 async def decide_followup(
-    message: str, previous_turn: Sequence[Mapping[str, object]], models: ModelSet
-) -> FollowupResult:
-    """How the decision is made: see `_decide_followup`; the running turn's usage notes the tier."""
-    result = await _decide_followup(message, previous_turn, models)
-    report("followup", result.decided_by)
-    return result
-
-
-async def _decide_followup(
     message: str, previous_turn: Sequence[Mapping[str, object]], models: ModelSet
 ) -> FollowupResult:
     """By rules when they decide, else one bounded `fast` model call.

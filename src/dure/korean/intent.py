@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from dure.korean import prompts
 from dure.korean.bank import Tier2
-from dure.korean.decision import DecidedBy, report
+from dure.korean.decision import DecidedBy, reported
 from dure.korean.route import tool_hint
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 
@@ -113,19 +113,8 @@ def history_text(history: Sequence[Mapping[str, object]]) -> str:
     return "\n".join(lines) or prompts.NO_HISTORY
 
 
+@reported("intent")
 async def decide_intent(
-    message: str,
-    history: Sequence[Mapping[str, object]],
-    models: ModelSet,
-    current_datetime: str,
-) -> IntentResult:
-    """How the decision is made: see `_decide_intent`; the running turn's usage notes the tier."""
-    result = await _decide_intent(message, history, models, current_datetime)
-    report("intent", result.decided_by)
-    return result
-
-
-async def _decide_intent(
     message: str,
     history: Sequence[Mapping[str, object]],
     models: ModelSet,

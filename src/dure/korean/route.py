@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from dure.korean import prompts
 from dure.korean.bank import Tier2
-from dure.korean.decision import DecidedBy, report
+from dure.korean.decision import DecidedBy, reported
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 from dure.memory import render_transcript
 
@@ -116,23 +116,8 @@ def tool_hint(question: str) -> str | None:
     return "calculator" if calc else "get_current_datetime"
 
 
+@reported("route")
 async def decide_route(
-    question: str,
-    history: Sequence[BaseMessage],
-    models: ModelSet,
-    *,
-    has_documents: bool,
-    collection: str | None = None,
-) -> RouteResult:
-    """How the decision is made: see `_decide_route`; the running turn's usage notes the tier."""
-    result = await _decide_route(
-        question, history, models, has_documents=has_documents, collection=collection
-    )
-    report("route", result.decided_by)
-    return result
-
-
-async def _decide_route(
     question: str,
     history: Sequence[BaseMessage],
     models: ModelSet,

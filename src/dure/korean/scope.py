@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
 from dure.korean.bank import Tier2
-from dure.korean.decision import DecidedBy, report
+from dure.korean.decision import DecidedBy, reported
 from dure.korean.followup import references_previous_turn
 from dure.llm import ModelSet, agenerate_structured
 
@@ -113,14 +113,8 @@ def scope_by_rules(question: str, has_history: bool = False) -> ScopeResult | No
     return None
 
 
+@reported("scope")
 async def decide_scope(question: str, models: ModelSet, has_history: bool = False) -> ScopeResult:
-    """How the decision is made: see `_decide_scope`; the running turn's usage notes the tier."""
-    result = await _decide_scope(question, models, has_history)
-    report("scope", result.decided_by)
-    return result
-
-
-async def _decide_scope(question: str, models: ModelSet, has_history: bool = False) -> ScopeResult:
     """The verdict: by rules when they decide, else by the `fast` model.
 
     Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
