@@ -68,3 +68,42 @@ async def test_rag_and_tool_over_a_real_collection(settings: Settings, collectio
     assert "일비는 하루 5만원" in system_prompt(turn.calls[1])
     assert tool_messages(turn.calls[2])[0].content == "350000"
     assert turn.llm_calls == 3
+
+
+async def test_added_documents_are_searched_with_no_collection_setting(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """`dure documents add --kind document` puts a file in `documents`; the assistant's rag
+    route finds it with no collection named anywhere (the FAISS store on disk)."""
+    from dure.retrieval.types import DOCUMENTS_COLLECTION
+
+    assert settings.search.store == "faiss" and settings.assistant.collection is None
+    bot = Assistant(settings, ScriptedChatModel(["등록된 문서가 없습니다."]))
+    before = await bot.turn("회사 휴가 정책이 뭐야?", thread="before")
+    assert before.route == "agent"  # nothing added yet: nothing to search
+    path = tmp_path / "직원안내서.md"
+    path.write_text(HANDBOOK, encoding="utf-8")
+    open_collection(DOCUMENTS_COLLECTION, settings).add_document(path, kind="document")
+    bot = Assistant(settings, ScriptedChatModel(["연차는 15일입니다."]))
+    turn = await bot.turn("회사 휴가 정책이 뭐야?")
+    assert turn.route == "rag"
+    assert turn.done.sources and turn.done.sources[0].doc == "직원안내서"
+
+
+async def test_a_keys_documents_collection_is_the_one_searched(
+    settings: Settings, collection: str
+) -> None:
+    """The server names the key's own documents collection; the local one is not searched."""
+    bot = Assistant(
+        settings,
+        ScriptedChatModel(["연차는 15일입니다."]),
+        options={"documents_collection": collection},
+    )
+    turn = await bot.turn("회사 휴가 정책이 뭐야?")
+    assert turn.route == "rag" and "15일" in turn.done.sources[0].text
+    other = Assistant(
+        settings,
+        ScriptedChatModel(["등록된 문서가 없습니다."]),
+        options={"documents_collection": "k000000000000_documents"},
+    )
+    assert (await other.turn("회사 휴가 정책이 뭐야?")).route == "agent"

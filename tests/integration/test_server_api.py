@@ -386,6 +386,39 @@ def test_upload_into_a_private_collection(make_client) -> None:
     assert bad.status_code == 400
 
 
+def test_an_added_document_is_indexed_for_the_assistant_of_its_key_only(make_client) -> None:
+    """A `document` upload with no collection goes into the key's own `documents`, which is
+    what that key's threads hand the assistant to search; another key's threads do not."""
+    from dure.retrieval import has_documents
+    from dure.server.documents import agent_options, collection_for
+    from dure.server.store import Thread
+
+    client = make_client()
+    alice, bob = new_key(client, "alice"), new_key(client, "bob")
+    r = client.post(
+        "/documents",
+        files={"file": ("안내서.md", "# 휴가\n연차는 15일이다.".encode())},
+        data={"kind": "document"},
+        headers=alice,
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["collection"] == "documents"
+    store = client.app.state.turns.store
+    owner = client.portal.call(store.db.fetchone, "SELECT owner FROM dure_documents", ())["owner"]
+    settings = client.app.state.settings
+    assert has_documents(collection_for(owner, "documents"), settings)
+    assert not has_documents("documents", settings)  # nothing in the shared, unkeyed one
+    for headers, found in ((alice, True), (bob, False)):
+        tid = client.post("/threads", json={"agent": "assistant"}, headers=headers).json()["id"]
+        row = client.portal.call(
+            store.db.fetchone, "SELECT owner FROM dure_threads WHERE id = ?", (tid,)
+        )
+        thread = client.portal.call(store.thread, row["owner"], tid)
+        assert isinstance(thread, Thread)
+        options = client.portal.call(agent_options, store, thread)
+        assert has_documents(options["documents_collection"], settings) is found
+
+
 def test_thread_whose_document_was_deleted_says_so(make_client) -> None:
     client = make_client()
     headers = new_key(client)

@@ -50,3 +50,19 @@ def test_documents_add_registers_once_for_the_web_ui(tmp_path: Path) -> None:
     assert "이미 등록됨" in again.stdout
     listed = dure("documents", "list", data=tmp_path).stdout.splitlines()
     assert len(listed) == 1 and "\tcontract\tsoftware_dev.md" in listed[0]
+
+
+def test_documents_add_a_document_is_what_the_assistant_searches(tmp_path: Path) -> None:
+    """`--kind document` with no collection goes to `documents` (the assistant's default)."""
+    from dure.retrieval import has_documents
+    from dure.settings import Settings
+
+    handbook = tmp_path / "안내서.md"
+    handbook.write_text("# 휴가\n연차는 입사 1년 후 15일이다.\n", encoding="utf-8")
+    added = dure("documents", "add", "--kind", "document", str(handbook), data=tmp_path)
+    assert added.returncode == 0, added.stderr
+    settings = Settings(data_dir=tmp_path)
+    assert has_documents("documents", settings) and not has_documents("contracts", settings)
+    found = dure("search", "-c", "documents", "연차 며칠", data=tmp_path)
+    assert found.returncode == 0, found.stderr
+    assert "15일" in found.stdout

@@ -52,6 +52,7 @@ __all__ = [
     "store_name",
     "StoredDoc",
     "get_embedder",
+    "has_documents",
     "list_collections",
     "open_collection",
 ]
@@ -171,3 +172,18 @@ def list_collections(
             st = FaissStore(path)
             out.append(CollectionInfo(path.name, "faiss", len(st.documents()), st.count()))
     return out
+
+
+def has_documents(name: str, settings: Settings | None = None) -> bool:
+    """Whether the collection `name` exists and holds a document (nothing is created)."""
+    settings = settings or get_settings()
+    backend = _backend(settings, None)
+    if backend == "faiss":  # a file check, not a load of every collection
+        from dure.retrieval.stores.faiss_store import FaissStore
+
+        return FaissStore.holds_documents(collections_dir(settings) / check_name(name))
+    if backend == "pgvector":
+        from dure.retrieval.stores.pgvector_store import pg_collections
+
+        return any(d for _, d, _ in pg_collections(postgres_dsn(settings), check_name(name)))
+    return any(c.name == name and c.documents for c in list_collections(settings))

@@ -9,6 +9,17 @@ from dure.sources import Source
 
 Kind = Literal["contract", "standard", "document"]
 KINDS: tuple[Kind, ...] = ("contract", "standard", "document")
+#: Where documents go when no collection is named: contracts and standard contracts for the
+#: contract agent, everything else for the assistant's document search.
+CONTRACTS_COLLECTION = "contracts"
+DOCUMENTS_COLLECTION = "documents"
+
+
+def default_collection(kind: str) -> str:
+    """The collection a document of `kind` is indexed into when none is named."""
+    return DOCUMENTS_COLLECTION if kind == "document" else CONTRACTS_COLLECTION
+
+
 #: How a hit was found: an explicit article number, or a search list.
 Match = Literal["article_ref", "hybrid", "keyword", "dense"]
 

@@ -87,14 +87,19 @@ def documents_add(
     ],
     kind: Annotated[str, typer.Option(help="contract | standard | document")] = "contract",
     key: KeyOpt = None,
-    collection: Annotated[str, typer.Option(help="색인할 컬렉션")] = "contracts",
+    collection: Annotated[
+        str | None,
+        typer.Option(help="색인할 컬렉션 (기본: 계약서는 contracts, 그 밖의 문서는 documents)"),
+    ] = None,
 ) -> None:
     """문서를 등록하고 색인합니다 — 웹 UI의 새 대화에서 고를 수 있습니다 (같은 파일은 건너뜀)."""
+    from dure.retrieval.types import default_collection
     from dure.server.documents import DOC_KINDS, file_digest, save_upload
     from dure.server.store import Store
 
     if kind not in DOC_KINDS:
         raise DureError(f"--kind는 contract, standard, document 중 하나여야 합니다: {kind!r}")
+    target = collection or default_collection(kind)
 
     async def add(db: Any) -> None:
         store = Store(db)
@@ -112,7 +117,7 @@ def documents_add(
                     path.name,
                     data,
                     kind,
-                    collection,
+                    target,
                 )
             articles = doc["info"].get("articles")
             out.print(

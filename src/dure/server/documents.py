@@ -15,6 +15,7 @@ from typing import Any, BinaryIO, Literal
 
 from dure.documents import SUPPORTED_SUFFIXES, Article, load_document, parse_contract
 from dure.errors import DureError
+from dure.retrieval.types import CONTRACTS_COLLECTION, DOCUMENTS_COLLECTION
 from dure.server.store import LOCAL_OWNER, Store, Thread, new_id
 from dure.settings import Settings
 
@@ -23,9 +24,6 @@ DOC_KINDS: tuple[DocKind, ...] = ("contract", "standard", "document")
 #: Thread options that name an uploaded document (the agents take them as file paths).
 DOCUMENT_OPTIONS = ("contract", "standard")
 COLLECTION_NAME = re.compile(r"^[0-9A-Za-z가-힣_-]{1,64}$")
-#: Where a thread's bound contract is indexed when it names no collection (the contract
-#: agent's and `dure index`'s default), per key.
-DEFAULT_COLLECTION = "contracts"
 
 
 class UnsupportedTypeError(DureError):
@@ -82,11 +80,17 @@ async def save_upload(
     kind: DocKind,
     collection: str | None,
 ) -> dict[str, Any]:
-    """Store an upload for `owner`; `DureError` (with the reason) when it cannot be used."""
+    """Store an upload for `owner`; `DureError` (with the reason) when it cannot be used.
+
+    A contract is indexed when a thread binds it (into `collection`, if named, now); any other
+    document into `collection`, else the key's `documents`, which the assistant searches.
+    """
     name = _safe_name(filename)
     if Path(name).suffix not in SUPPORTED_SUFFIXES:
         allowed = ", ".join(sorted(SUPPORTED_SUFFIXES))
         raise UnsupportedTypeError(f"지원하지 않는 파일 형식입니다: {name} (가능: {allowed})")
+    if kind == "document":
+        collection = collection or DOCUMENTS_COLLECTION
     target_collection = collection_for(owner, collection) if collection else None
     doc_id = new_id()
     folder = settings.data_dir / "uploads" / owner[:16] / doc_id
@@ -139,9 +143,11 @@ async def check_options(store: Store, owner: str, options: dict[str, Any]) -> No
 
 
 async def agent_options(store: Store, thread: Thread) -> dict[str, Any]:
-    """A thread's options as its agent takes them: document ids become file paths, and bound
-    documents are indexed into the key's own collection (`contracts` unless one is named)."""
+    """A thread's options as its agent takes them: document ids become file paths, bound
+    documents are indexed into the key's own collection (`contracts` unless one is named),
+    and the key's added documents are where the assistant searches by default."""
     options = dict(thread.options)
+    options["documents_collection"] = collection_for(thread.owner, DOCUMENTS_COLLECTION)
     for key in DOCUMENT_OPTIONS:
         if options.get(key):
             doc = await store.document(thread.owner, options[key])
@@ -149,7 +155,7 @@ async def agent_options(store: Store, thread: Thread) -> dict[str, Any]:
                 raise DocumentNotFoundError(f"이 대화에 연결된 문서가 삭제되었습니다 ({key}).")
             options[key] = Path(doc["path"])
     if options.get("collection") or any(options.get(k) for k in DOCUMENT_OPTIONS):
-        name = options.get("collection") or DEFAULT_COLLECTION
+        name = options.get("collection") or CONTRACTS_COLLECTION
         options["collection"] = collection_for(thread.owner, name)
     return options
 

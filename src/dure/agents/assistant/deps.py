@@ -7,13 +7,15 @@ from typing import Any
 
 from dure.agent import AgentContext
 from dure.llm import ModelSet
+from dure.retrieval.types import DOCUMENTS_COLLECTION
 from dure.settings import Settings
 from dure.tools.base import ToolRegistry
 
 
 @dataclass(frozen=True)
 class Deps:
-    """Built once per graph. `options`: `collection` (to search), `retriever`, `tools` (tests)."""
+    """Built once per graph. `options`: `collection` (to search), `documents_collection` (the
+    owner's added documents: the server names the key's own), `retriever`, `tools` (tests)."""
 
     settings: Settings
     models: ModelSet
@@ -30,12 +32,15 @@ class Deps:
             tools = default_registry(ctx.settings)
         return cls(ctx.settings, ctx.models, tools, ctx.options)
 
-    @property
     def collection(self) -> str | None:
-        """The collection this thread searches: the run's option, else the settings."""
-        return self.options.get("collection") or self.settings.assistant.collection
+        """The collection this thread searches: the run's option, else the settings, else the
+        documents the owner added (`dure documents add --kind document`) when there are any.
 
-    @property
-    def has_retriever(self) -> bool:
-        """Whether the rag route has anything to search."""
-        return bool(self.collection) or self.options.get("retriever") is not None
+        Blocking (it may look at the store): call it off the event loop."""
+        named = self.options.get("collection") or self.settings.assistant.collection
+        if named:
+            return str(named)
+        from dure.retrieval import has_documents
+
+        added = str(self.options.get("documents_collection") or DOCUMENTS_COLLECTION)
+        return added if has_documents(added, self.settings) else None

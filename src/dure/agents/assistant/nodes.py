@@ -100,12 +100,13 @@ async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
     """rag vs agent: a rule when it is sure, else one bounded LLM call."""
     messages = state.get("messages", [])
     question = last_question(messages)
+    collection = await asyncio.to_thread(deps.collection)
     d = await decide_route(
         question,
         messages[:-1],
         deps.models,
-        has_documents=deps.has_retriever,
-        collection=deps.collection,
+        has_documents=collection is not None or "retriever" in deps.options,
+        collection=collection,
     )
     emit(
         Thinking(
@@ -118,9 +119,10 @@ async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
 async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
     """Search the collection for the question; passages into `context`, with sources."""
     question = last_question(state.get("messages", []))
-    emit(Thinking(step="rag", content=f"문서 검색 중: {deps.collection or '검색기'}"))
+    collection = await asyncio.to_thread(deps.collection)
+    emit(Thinking(step="rag", content=f"문서 검색 중: {collection or '검색기'}"))
     try:
-        sources = await _search(deps, question)
+        sources = await _search(deps, question, collection)
     except Exception as e:  # a broken collection must not end the turn
         log.warning("retrieval failed: %s", e)
         message = f"문서 검색에 실패했습니다: {e}"
@@ -131,8 +133,8 @@ async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
     return {"context": context, "sources": [s.model_dump() for s in sources]}
 
 
-async def _search(deps: Deps, question: str) -> list[Source]:
-    """Top-k passages from `options["retriever"]` (tests) or the named collection."""
+async def _search(deps: Deps, question: str, name: str | None) -> list[Source]:
+    """Top-k passages from `options["retriever"]` (tests) or the collection `name`."""
     top_k = deps.settings.search.top_k
     retriever = deps.options.get("retriever")
     if retriever is not None:
@@ -142,8 +144,9 @@ async def _search(deps: Deps, question: str) -> list[Source]:
         return unique_sources([_as_source(h) for h in found])
     from dure.retrieval import MAX_QUERY_CHARS, open_collection
 
-    assert deps.collection is not None
-    collection = await asyncio.to_thread(open_collection, deps.collection, deps.settings)
+    if name is None:
+        return []
+    collection = await asyncio.to_thread(open_collection, name, deps.settings)
     try:  # a pasted text is searched by its beginning
         hits = await asyncio.to_thread(collection.search, question[:MAX_QUERY_CHARS], top_k)
     finally:

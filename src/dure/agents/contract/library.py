@@ -15,10 +15,8 @@ from typing import Any
 
 from dure.agents.contract.tools import ContractLibrary
 from dure.errors import DureError
-from dure.retrieval.types import Kind
+from dure.retrieval.types import CONTRACTS_COLLECTION, Kind
 from dure.settings import Settings
-
-DEFAULT_COLLECTION = "contracts"
 
 _open: dict[tuple[str, ...], ContractLibrary] = {}
 _lock = threading.Lock()
@@ -35,7 +33,7 @@ def open_library(s: Settings, options: dict[str, Any]) -> ContractLibrary:
         return given
     from dure.retrieval import open_collection
 
-    name = str(options.get("collection") or DEFAULT_COLLECTION)
+    name = str(options.get("collection") or CONTRACTS_COLLECTION)
     key = (name, str(s.data_dir), s.search.model_dump_json(), s.effective_database_url)
     with _lock:
         if key not in _open:

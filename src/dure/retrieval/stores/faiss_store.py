@@ -40,6 +40,14 @@ def _faiss() -> ModuleType:
     return faiss
 
 
+def _current_version(root: Path) -> Path | None:
+    pointer = root / "CURRENT"
+    if not pointer.is_file():
+        return None
+    path = root / pointer.read_text().strip()
+    return path if path.is_dir() else None
+
+
 class FaissStore(LocalStore):
     """A flat inner-product FAISS index beside JSON records, saved atomically per change."""
 
@@ -61,11 +69,14 @@ class FaissStore(LocalStore):
 
     # -- persistence
     def _current(self) -> Path | None:
-        pointer = self.root / "CURRENT"
-        if not pointer.is_file():
-            return None
-        path = self.root / pointer.read_text().strip()
-        return path if path.is_dir() else None
+        return _current_version(self.root)
+
+    @staticmethod
+    def holds_documents(root: Path) -> bool:
+        """Whether the collection at `root` has a document, without loading it."""
+        path = _current_version(root)
+        docs = path / "docs.json" if path is not None else None
+        return docs is not None and docs.is_file() and docs.stat().st_size > len("[]")
 
     def _load(self) -> None:
         path = self._current()

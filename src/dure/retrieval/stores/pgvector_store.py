@@ -332,8 +332,8 @@ def _vector_literal(v: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in np.asarray(v, dtype=np.float32)) + "]"
 
 
-def pg_collections(dsn: str) -> list[tuple[str, int, int]]:
-    """(name, documents, records) for every collection in the database."""
+def pg_collections(dsn: str, name: str | None = None) -> list[tuple[str, int, int]]:
+    """(name, documents, records) for every collection in the database, or the one `name`."""
     conn = _connect(dsn)
     try:
         exists = conn.execute("SELECT to_regclass('dure_search_collections')").fetchone()
@@ -342,7 +342,9 @@ def pg_collections(dsn: str) -> list[tuple[str, int, int]]:
         rows = conn.execute(
             "SELECT c.name, (SELECT count(*) FROM dure_search_documents d WHERE d.collection = c.name),"
             " (SELECT coalesce(sum(records), 0) FROM dure_search_documents d WHERE d.collection = c.name)"
-            " FROM dure_search_collections c ORDER BY c.name"
+            " FROM dure_search_collections c WHERE %(name)s::text IS NULL OR c.name = %(name)s"
+            " ORDER BY c.name",
+            {"name": name},
         ).fetchall()
         return [(r[0], int(r[1]), int(r[2])) for r in rows]
     finally:
