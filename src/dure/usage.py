@@ -12,7 +12,7 @@ import threading
 import time
 import warnings
 from contextvars import ContextVar, Token
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -20,6 +20,10 @@ from langchain_core.outputs import LLMResult
 from pydantic import BaseModel, Field
 
 from dure.tags import TOOL_LLM_TAG
+
+#: How a decision about the user's words was made: `rule` (a near-certain rule), `embedding`
+#: (the example banks, multilingual-e5) or `llm` (one bounded model call).
+DecidedBy = Literal["rule", "embedding", "llm"]
 
 
 class NodeUsage(BaseModel):
@@ -44,7 +48,7 @@ class Usage(BaseModel):
     latency_ms: float = 0.0
     by_node: dict[str, NodeUsage] = Field(default_factory=dict)
     #: How each decision about the user's words was made this turn (`scope` → `rule`, …).
-    decided_by: dict[str, str] = Field(default_factory=dict)
+    decided_by: dict[str, DecidedBy] = Field(default_factory=dict)
 
 
 class BudgetExceeded(RuntimeError):
@@ -109,7 +113,7 @@ class UsageTracker(BaseCallbackHandler):
             else:
                 self.usage.cache_misses += 1
 
-    def record_decision(self, decision: str, tier: str) -> None:
+    def record_decision(self, decision: str, tier: DecidedBy) -> None:
         """Called by the understanding layer: how `decision` was made."""
         with self._lock:
             self.usage.decided_by[decision] = tier

@@ -171,6 +171,8 @@ async def test_scenario_2_chitchat_by_rule_needs_one_call(settings: Settings) ->
     assert done(events).usage.llm_calls == 1
     assert CONVERSATION_MARK in h.model.calls[0].prompt
     assert (await h.state())["intent"] == "chitchat"
+    lines = [e for e in events if e.type == "thinking" and e.step == "intent_classifier"]
+    assert lines[-1].decided_by == "rule" and done(events).usage.decided_by == {"intent": "rule"}
 
 
 async def test_scenario_2_chitchat_by_the_classifier_needs_two_calls(settings: Settings) -> None:

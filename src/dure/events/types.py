@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from dure.errors import ErrorCode
 from dure.sources import Source
-from dure.usage import Usage
+from dure.usage import DecidedBy, Usage
 
 
 class _Event(BaseModel):
@@ -27,10 +27,12 @@ class _Event(BaseModel):
 
 
 class Thinking(_Event):
-    """A node at work (`step` is the node, `content` a short Korean line)."""
+    """A node at work (`step` is the node, `content` a short Korean line). A line that reports
+    a decision about the user's words says which tier made it (`decided_by`)."""
 
     type: Literal["thinking"] = "thinking"
     step: str = ""
+    decided_by: DecidedBy | None = None
 
 
 class Planning(_Event):

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Literal, ParamSpec, Protocol, TypeVar
+from typing import ParamSpec, Protocol, TypeVar
 
-from dure.usage import current_tracker
+from dure.usage import DecidedBy, current_tracker
 
-#: `rule`: a near-certain rule; `embedding`: the example banks (multilingual-e5);
-#: `llm`: one bounded model call.
-DecidedBy = Literal["rule", "embedding", "llm"]
+__all__ = ["DECIDED_BY_LABEL", "DecidedBy", "report", "reported"]
 
 #: How a decision was made, as the user sees it in a `thinking` event.
 DECIDED_BY_LABEL: dict[DecidedBy, str] = {"rule": "규칙", "embedding": "예문 유사도", "llm": "LLM"}

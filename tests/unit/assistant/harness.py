@@ -87,7 +87,7 @@ class Turn:
     @property
     def routed_by_rule(self) -> bool:
         line = next(e for e in self.events if isinstance(e, Thinking) and e.step == "router")
-        return line.content.startswith("규칙")
+        return line.decided_by == "rule"
 
     @property
     def tool_results(self) -> list[ToolResultEvent]:

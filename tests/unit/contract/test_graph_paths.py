@@ -8,7 +8,12 @@ import pytest
 from contract_harness import types
 
 from dure.agents.contract import AGENT, prompts
-from dure.events import Done, SourcesEvent, ToolSelected
+from dure.events import Done, SourcesEvent, Thinking, ToolSelected
+
+
+def decisions(events: list) -> dict[str, str | None]:
+    """Each decision's thinking line: node → the tier that made it."""
+    return {e.step: e.decided_by for e in events if isinstance(e, Thinking) and e.decided_by}
 
 
 def test_by_number_question_needs_one_llm_call(make_harness):
@@ -18,6 +23,7 @@ def test_by_number_question_needs_one_llm_call(make_harness):
     assert isinstance(done, Done)
     assert done.usage.llm_calls == 1
     assert done.usage.decided_by == {"scope": "rule", "followup": "rule"}
+    assert decisions(events) == {"scope_validator": "rule"}  # no previous turn to weigh
     selected = next(e for e in events if isinstance(e, ToolSelected))
     assert selected.tools == [{"name": "get_article_by_index", "args": {"article_no": "제5조"}}]
     sources = next(e for e in events if isinstance(e, SourcesEvent)).content
@@ -118,6 +124,7 @@ def test_follow_up_without_reference_words_asks_check_previous_context(make_harn
     h.turn("제2조 보여줘")
     events = h.turn("연장은 가능해?")
     assert [c.node for c in h.model.calls[1:]] == ["check_previous_context", "planner", "respond"]
+    assert decisions(events) == {"scope_validator": "rule", "check_previous_context": "llm"}
     assert "2024년 12월 31일" in h.calls_by("respond")[1].prompt
     assert events[-1].content == "네, 연장 조항은 없습니다."
 

@@ -110,7 +110,9 @@ async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
     )
     emit(
         Thinking(
-            step="router", content=f"{DECIDED_BY_LABEL[d.decided_by]} 판단: {d.route} — {d.reason}"
+            step="router",
+            content=f"{DECIDED_BY_LABEL[d.decided_by]} 판단: {d.route} — {d.reason}",
+            decided_by=d.decided_by,
         )
     )
     return {"next_action": d.route}

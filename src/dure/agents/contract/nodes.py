@@ -37,7 +37,8 @@ from dure.events import (
     ToolSelected,
     emit,
 )
-from dure.korean.followup import decide_followup, followup_by_rules
+from dure.korean.decision import DECIDED_BY_LABEL
+from dure.korean.followup import decide_followup
 from dure.korean.scope import decide_scope
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.sources import Source
@@ -78,6 +79,13 @@ def _finish(text: str, error_code: ErrorCode | None = None) -> ContractState:
 # ---------------------------------------------------------------- [1] ScopeValidator
 
 
+_KIND_LABEL = {
+    "contract": "계약서 질문",
+    "smalltalk": "인사·잡담",
+    "out_of_scope": "계약서와 무관한 질문",
+}
+
+
 async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
     """Entry: contract binding, scope (rules, then the fast model) and previous-turn detection."""
     emit(Thinking(step="scope_validator", content="질문이 계약서에 관한 것인지 확인하고 있습니다."))
@@ -108,6 +116,14 @@ async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
         "by": result.decided_by,
         "reason": result.reason,
     }
+    verdict = _KIND_LABEL.get(result.kind, result.kind)
+    emit(
+        Thinking(
+            step="scope_validator",
+            content=f"{DECIDED_BY_LABEL[result.decided_by]} 판단: {verdict} — {result.reason}",
+            decided_by=result.decided_by,
+        )
+    )
     if not result.in_scope:
         return {
             "previous_turn": previous,
@@ -124,12 +140,6 @@ async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
 async def check_previous_context(state: ContractState, *, deps: Deps) -> ContractState:
     """Does the question need the previous turn? Rules first, then one bounded model call."""
     previous = state.get("previous_turn") or []
-    if previous and followup_by_rules(state["user_message"], True) is None:
-        emit(
-            Thinking(
-                step="check_previous_context", content="이전 대화가 필요한지 판단하고 있습니다."
-            )
-        )
     try:
         d = await decide_followup(state["user_message"], previous, deps.models)
     except StructuredOutputError:
@@ -140,6 +150,15 @@ async def check_previous_context(state: ContractState, *, deps: Deps) -> Contrac
         "by": d.decided_by,
         "reasoning": d.reason,
     }
+    if previous:
+        verdict = "이전 대화 필요" if d.refers_to_previous else "이전 대화 불필요"
+        emit(
+            Thinking(
+                step="check_previous_context",
+                content=f"{DECIDED_BY_LABEL[d.decided_by]} 판단: {verdict} — {d.reason}",
+                decided_by=d.decided_by,
+            )
+        )
     return {
         "need_previous_context": d.refers_to_previous,
         "decision_log": [*state.get("decision_log", []), entry],

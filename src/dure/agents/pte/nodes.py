@@ -89,6 +89,7 @@ async def intent_classifier(state: PTEState, *, deps: Deps) -> PTEState:
         Thinking(
             step="intent_classifier",
             content=f"의도: {d.intent} · {tool_note} · 질문: {d.rewritten_query} ({DECIDED_BY_LABEL[d.decided_by]})",
+            decided_by=d.decided_by,
         )
     )
     return {"intent": d.intent, "rewritten_query": d.rewritten_query, "needs_tool": d.needs_tool}
