@@ -19,12 +19,12 @@ from dure.agents.contract.context import previous_turn_from
 from dure.agents.pte.state import current_datetime
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent
-from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.state import ConversationState
 from dure.korean.followup import decide_followup
 from dure.korean.intent import decide_intent
 from dure.korean.route import decide_route
 from dure.korean.scope import decide_scope
+from dure.korean.slots.parser import parse_slots
 from dure.korean.time import as_seoul
 from dure.llm import ModelSet, StructuredOutputError
 

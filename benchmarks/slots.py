@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dure.agents.tasks.intents import get_intent
-from dure.agents.tasks.slots.parser import parse_slots
+from dure.korean.slots.parser import parse_slots
 
 DATA = Path(__file__).parents[1] / "tests" / "data"
 SETS = {"dev": DATA / "slots_dev.jsonl", "holdout": DATA / "slots_holdout.jsonl"}

@@ -24,9 +24,9 @@ from dure.agents.tasks import AGENT
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import LUNCH
 from dure.agents.tasks.prompts import GATE_MESSAGE
-from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.state import ConversationState
 from dure.events import Done, Question, Thinking, stream_turn
+from dure.korean.slots.parser import parse_slots
 from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.testing import Call, ScriptedChatModel

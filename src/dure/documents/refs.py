@@ -10,6 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dure.korean.numbers import (
+    NATIVE_ORDINALS,
+    SINO_DIGITS,
+    SINO_NUMERAL,
+    alternation,
+    sino_korean_number,
+)
+
 #: An article label anywhere in a sentence: 제5조, 제 5 조, 제5조의2, 제5조 의 2.
 _FORMAL = re.compile(r"제\s*(\d{1,4})\s*조(?:\s*의\s*(\d{1,2}))?")
 #: A bare "5조" / "5조의2" in a question; "5조 원" (five trillion won) is money, not an article.
@@ -19,63 +27,14 @@ _BARE = re.compile(
 #: "5번째 조항", "5번 조항", "5번째 조", "조항 5번".
 _ORDINAL = re.compile(r"(\d{1,4})\s*번(?:째)?\s*조(?:항)?|조항\s*(\d{1,4})\s*번")
 
-SINO_DIGITS = {
-    "일": 1,
-    "이": 2,
-    "삼": 3,
-    "사": 4,
-    "오": 5,
-    "육": 6,
-    "륙": 6,
-    "칠": 7,
-    "팔": 8,
-    "구": 9,
-}
-_SINO_UNITS = {"천": 1000, "백": 100, "십": 10}
-_SINO = "[" + "".join(SINO_DIGITS) + "".join(_SINO_UNITS) + "]+"
 #: What may follow "조" so that "제일 조건" (the best terms) is not read as 제1조.
 _AFTER_JO = r"(?=$|[^\w]|[은는이가을를에와과도만항부까로의])"
 #: Sino-Korean numerals: 제십오조, 제 이십일 조, 제백삼조의이.
 _SINO_FORMAL = re.compile(
-    rf"제\s*({_SINO})\s*조(?:\s*의\s*(\d{{1,2}}|[{''.join(SINO_DIGITS)}]))?{_AFTER_JO}"
+    rf"제\s*({SINO_NUMERAL})\s*조(?:\s*의\s*(\d{{1,2}}|[{''.join(SINO_DIGITS)}]))?{_AFTER_JO}"
 )
-
-
-def sino_korean_number(word: str) -> int | None:
-    """The value of a Sino-Korean numeral ("십오" 15, "이십일" 21, "백삼" 103), else None."""
-    total, digit, last_unit = 0, None, 10_000
-    for ch in word:
-        if ch in SINO_DIGITS:
-            if digit is not None:
-                return None
-            digit = SINO_DIGITS[ch]
-        elif ch in _SINO_UNITS:
-            unit = _SINO_UNITS[ch]
-            if unit >= last_unit:
-                return None
-            total += (digit or 1) * unit
-            digit, last_unit = None, unit
-        else:
-            return None
-    return total + (digit or 0) if word else None
-
-
-def _native_ordinals() -> dict[str, int]:
-    """Native Korean ordinal stems up to 39: 첫, 두, …, 열다섯, 스무, 스물한, 서른아홉."""
-    alone = ["첫", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉"]
-    joined = ["한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉"]
-    words = {w: n for n, w in enumerate(alone, start=1)}
-    words.update({"첫째": 1, "둘째": 2, "셋째": 3, "넷째": 4, "스무": 20})
-    for tens, base in ((10, "열"), (20, "스물"), (30, "서른")):
-        words[base] = tens
-        words.update({base + w: tens + n for n, w in enumerate(joined, start=1)})
-    return words
-
-
-_NATIVE = _native_ordinals()
-_NATIVE_ORDINAL = re.compile(
-    r"(" + "|".join(sorted(_NATIVE, key=len, reverse=True)) + r")\s*(?:번\s*째|째)\s*조(?:항)?"
-)
+#: Native ordinals: 열다섯 번째 조항, 스물한 번째 조, 첫째 조항.
+_NATIVE_ORDINAL = re.compile(rf"({alternation(NATIVE_ORDINALS)})\s*(?:번\s*째|째)\s*조(?:항)?")
 
 
 @dataclass(frozen=True)
@@ -126,7 +85,7 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
         if number is not None:
             add(m, number, int(sub) if sub and sub.isdigit() else sino_korean_number(sub or ""))
     for m in _NATIVE_ORDINAL.finditer(text):
-        add(m, _NATIVE[m.group(1)], None)
+        add(m, NATIVE_ORDINALS[m.group(1)], None)
     for m in _BARE.finditer(text):
         add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
     out: list[ArticleNumber] = []

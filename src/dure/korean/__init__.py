@@ -8,4 +8,8 @@ embedded with multilingual-e5, then one bounded LLM call that fails closed.
 - `followup` — does answering it need the previous turn?
 - `intent` — plan-then-execute's intent, needs_tool and a standalone rewrite.
 - `route` — the assistant's route: search the user's documents (rag) or not (agent).
+
+Rules only, shared by every agent: `slots` (places, food, dates and times, people, money in
+an utterance), `numbers` (Korean number words), `time` (Seoul's zone, weekday names). Nothing
+here imports `dure.agents`; this package imports no submodule, so importing one stays light.
 """

@@ -42,16 +42,6 @@ def test_extract_article_refs(question: str, refs: list[str]) -> None:
     assert extract_article_refs(question) == refs
 
 
-def test_sino_korean_numerals() -> None:
-    from dure.documents.refs import sino_korean_number
-
-    cases = {"오": 5, "십": 10, "십오": 15, "이십일": 21, "백": 100, "백삼": 103, "천이백": 1200}
-    assert {w: sino_korean_number(w) for w in cases} == cases
-    assert sino_korean_number("십백") is None  # units must fall
-    assert sino_korean_number("오오") is None
-    assert sino_korean_number("") is None
-
-
 def test_numbers_keep_sub_articles_apart() -> None:
     [plain, sub] = find_article_numbers("제5조 제5조의2")
     assert (plain.number, plain.sub, sub.number, sub.sub) == (5, None, 5, 2)

@@ -1,4 +1,4 @@
-"""The rule-based Korean slot parser (no LLM)."""
+"""The rule-based Korean slot parser (no LLM), read against the task agent's intents."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dure.agents.tasks.intents import LUNCH, MEETING_ROOM, get_intent
-from dure.agents.tasks.slots.parser import parse_slots
+from dure.korean.slots.parser import parse_slots
 
 WED = datetime.fromisoformat("2025-03-05T10:00:00+09:00")
 DEV_SET = Path(__file__).parents[2] / "data" / "slots_dev.jsonl"

@@ -6,8 +6,8 @@ from datetime import datetime
 
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import LUNCH
-from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.state import ConversationState
+from dure.korean.slots.parser import parse_slots
 
 NOW = datetime.fromisoformat("2025-03-05T10:00:00+09:00")
 

@@ -2,7 +2,7 @@
 
 The gate decides by rules whether every required slot is filled (then no LLM call at all);
 the LLM only phrases the one question when something is missing. Intents are data
-(`dure.agents.tasks.intents`), slots come from a Korean rule parser (`dure.agents.tasks.slots`).
+(`dure.agents.tasks.intents`), slots come from a Korean rule parser (`dure.korean.slots`).
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ from rich.table import Table
 from dure.agents.tasks.detect import rule_intent, slot_intent
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent
-from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.state import ConversationState
 from dure.batch import each_row, print_json
 from dure.errors import DureError
+from dure.korean.slots.parser import parse_slots
 from dure.korean.time import SEOUL, as_seoul
 
 slots_app = typer.Typer(help="규칙 기반 한국어 슬롯 파서", no_args_is_help=True)

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from dure.agents.tasks import prompts
 from dure.agents.tasks.intents import GENERAL, INTENTS, get_intent, task_intents
-from dure.agents.tasks.slots.parser import parse_slots
+from dure.korean.slots.parser import parse_slots
 from dure.llm import StructuredOutputError, agenerate_structured
 
 log = logging.getLogger(__name__)

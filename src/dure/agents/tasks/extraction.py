@@ -17,8 +17,8 @@ from pydantic import Field, create_model
 from dure.agents.tasks import prompts
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.schema import IntentSchema
-from dure.agents.tasks.slots.parser import ParseResult, parse_slots
 from dure.agents.tasks.state import ConversationState, is_filled
+from dure.korean.slots.parser import ParseResult, parse_slots
 from dure.llm import agenerate_structured
 
 

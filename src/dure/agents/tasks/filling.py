@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from dure.agents.tasks.schema import IntentSchema
-from dure.agents.tasks.slots.parser import PARTIAL_DATE, ParseResult
-from dure.agents.tasks.slots.when import resolve_at
 from dure.agents.tasks.state import ConversationState
+from dure.korean.slots.parser import PARTIAL_DATE, ParseResult
+from dure.korean.slots.when import resolve_at
 from dure.korean.time import SEOUL
 
 

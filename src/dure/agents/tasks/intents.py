@@ -9,8 +9,8 @@ from typing import Any
 
 from dure.agents.tasks.catalogue import areas, building
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, UnknownIntentError, Validator
-from dure.agents.tasks.slots.keywords import EQUIPMENT, canonical_cuisine
-from dure.agents.tasks.slots.place import canonical_place
+from dure.korean.slots.keywords import EQUIPMENT, canonical_cuisine
+from dure.korean.slots.place import canonical_place
 from dure.korean.time import as_seoul
 
 LUNCH_START, LUNCH_END = (10, 30), (15, 0)

@@ -24,7 +24,6 @@ from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent, task_intents
 from dure.agents.tasks.question import known_values, phrase_question
 from dure.agents.tasks.schema import IntentSchema
-from dure.agents.tasks.slots.parser import parse_slots
 from dure.agents.tasks.state import (
     AgentStep,
     ConversationState,
@@ -35,6 +34,7 @@ from dure.agents.tasks.state import (
 from dure.agents.tasks.workers import WorkerInput, WorkerResult, get_worker, worker_description
 from dure.errors import ErrorCode
 from dure.events import ErrorEvent, Generating, Planning, Slots, Thinking, emit
+from dure.korean.slots.parser import parse_slots
 from dure.korean.time import as_seoul
 from dure.tags import ANSWER_TAG
 from dure.usage import BudgetExceeded

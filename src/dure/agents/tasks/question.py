@@ -19,10 +19,10 @@ from pydantic import BaseModel
 
 from dure.agents.tasks import prompts
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, display_date
-from dure.agents.tasks.slots.parser import PARTIAL_DATE
 from dure.agents.tasks.state import ConversationState, is_filled
 from dure.errors import ErrorCode
 from dure.events import ErrorEvent, emit
+from dure.korean.slots.parser import PARTIAL_DATE
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.usage import BudgetExceeded
 

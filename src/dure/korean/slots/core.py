@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dure.korean.numbers import FEW_NATIVE
+
 _NEGATION = re.compile(r"\s*(?:은|는|이|가|을|를)?\s*(?:말고|아니고|아니라|대신|빼고|제외하고)")
 
 
@@ -74,9 +76,9 @@ class Utterance:
 DISTRACTORS = re.compile(
     r"\d+\s*호선"
     r"|\d+\s*번(?:\s*(?:출구|출입구|게이트|버스|마을버스|테이블|방|자리|째))?"
-    r"|(?:\d+|한|두|세|네|다섯)\s*(?:시간|분|일|주|달)\s*(?:반\s*)?(?:정도\s*)?(?:뒤|후|전|거리|걸려|걸리는|걸어서|만에)"
+    rf"|(?:\d+|{FEW_NATIVE})\s*(?:시간|분|일|주|달)\s*(?:반\s*)?(?:정도\s*)?(?:뒤|후|전|거리|걸려|걸리는|걸어서|만에)"
     r"|(?:도보|걸어서)\s*\d+\s*분"
-    r"|(?:\d{1,2}|한|두|세|네|다섯)\s*시\s*(?:전|이전|넘어서|넘으면)"  # a deadline, not the time
+    rf"|(?:\d{{1,2}}|{FEW_NATIVE})\s*시\s*(?:전|이전|넘어서|넘으면)"  # a deadline, not the time
     r"|\d+\s*(?:층|인분|차|번째|살|개|그릇|km|킬로|미터|%)"
 )
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from dure.agents.tasks.slots.core import Utterance
-from dure.agents.tasks.slots.numbers import alternation
+from dure.korean.numbers import alternation
+from dure.korean.slots.core import Utterance
 from dure.retrieval.tokenize import spans
 
 CUISINES: dict[str, tuple[str, ...]] = {

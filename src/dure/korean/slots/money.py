@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from dure.agents.tasks.slots.core import Utterance
-from dure.agents.tasks.slots.numbers import AMOUNT, amount_value
+from dure.korean.numbers import AMOUNT, amount_value
+from dure.korean.slots.core import Utterance
 
 _UPPER = r"이하|이내|안쪽|안으로|까지|미만|아래|넘지\s*않게|넘지\s*않는|안\s*넘게"
 _LOWER = r"이상|넘게|부터|넘어도|초과"

@@ -7,17 +7,17 @@ places, each claiming what it read. `parse_slots` keeps the slots a given intent
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from dure.agents.tasks.slots.core import Utterance, mask_distractors
-from dure.agents.tasks.slots.keywords import EQUIPMENT, extract_keywords
-from dure.agents.tasks.slots.money import extract_budget
-from dure.agents.tasks.slots.people import extract_party
-from dure.agents.tasks.slots.place import extract_places
-from dure.agents.tasks.slots.when import (
+from dure.korean.slots.core import Utterance, mask_distractors
+from dure.korean.slots.keywords import EQUIPMENT, extract_keywords
+from dure.korean.slots.money import extract_budget
+from dure.korean.slots.people import extract_party
+from dure.korean.slots.place import extract_places
+from dure.korean.slots.when import (
     extract_dates,
     extract_durations,
     extract_relative_times,
@@ -25,9 +25,6 @@ from dure.agents.tasks.slots.when import (
     resolve_at,
 )
 from dure.korean.time import as_seoul
-
-if TYPE_CHECKING:
-    from dure.agents.tasks.schema import IntentSchema
 
 #: Where a date without a time is kept until the time arrives (for the `datetime` slot).
 PARTIAL_DATE = "date"
@@ -47,6 +44,25 @@ def extract(text: str, now: datetime, expect: Iterable[str] = ()) -> Utterance:
     extract_party(u, expected="party_size" in expected)
     extract_places(u, expected="place" in expected)
     return u
+
+
+class Slot(Protocol):
+    """What the parser needs of a slot (the task agent's `SlotSpec` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    def normalise(self, value: Any) -> Any: ...
+
+
+class Intent(Protocol):
+    """What the parser needs of an intent: its slots (the task agent's `IntentSchema`)."""
+
+    @property
+    def slots(self) -> Sequence[Slot]: ...
 
 
 @dataclass
@@ -85,7 +101,7 @@ def _value(u: Utterance, slot_type: str, party: int | None) -> Any:
 
 
 def parse_slots(
-    text: str, intent: IntentSchema, now: datetime, expect: Iterable[str] = ()
+    text: str, intent: Intent, now: datetime, expect: Iterable[str] = ()
 ) -> ParseResult:
     """The slots of `intent` stated in `text`, normalised, against `now` (Asia/Seoul)."""
     now = as_seoul(now)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from dure.agents.tasks.slots.core import Utterance
-from dure.agents.tasks.slots.numbers import COUNT, NATIVE, alternation, count_value
+from dure.korean.numbers import COUNT, NATIVE, alternation, count_value
+from dure.korean.slots.core import Utterance
 
 _ME = r"(?:나|저|본인)"
 _INCLUDING = re.compile(

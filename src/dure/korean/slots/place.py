@@ -14,8 +14,8 @@ import re
 from functools import lru_cache
 from importlib.resources import files
 
-from dure.agents.tasks.slots.core import Utterance
-from dure.agents.tasks.slots.keywords import VOCABULARY
+from dure.korean.slots.core import Utterance
+from dure.korean.slots.keywords import VOCABULARY
 
 _NOT_PLACES = frozenset(
     "회사 사무실 여기 거기 저기 이곳 그곳 근처 우리 동네 지하철 버스 식당 맛집 가게 출구 입구 학교 "

@@ -12,11 +12,9 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time, timedelta
 
-from dure.agents.tasks.slots.core import Utterance
-from dure.agents.tasks.slots.numbers import NATIVE, alternation
+from dure.korean.numbers import FEW_NATIVE, NATIVE, alternation
+from dure.korean.slots.core import Utterance
 from dure.korean.time import SEOUL, WEEKDAYS
-
-#: Asia/Seoul (no daylight saving since 1988, so a fixed offset is exact).
 
 _PM = {"오후", "저녁", "밤"}
 _AM = {"오전", "아침", "새벽"}
@@ -150,10 +148,9 @@ def resolve_at(day: date | None, at: time, now: datetime) -> datetime:
     return datetime.combine(day, at, tzinfo=SEOUL)
 
 
-_NATIVE_HOURS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5}
 #: "30분 뒤", "1시간 후", "한 시간 반 뒤", "지금부터 40분 후", "한시간 있다가".
 RELATIVE = re.compile(
-    r"(?:지금\s*부터\s*)?(?P<n>\d{1,3}|한|두|세|네|다섯)\s*(?P<unit>시간|분)\s*(?P<half>반\s*)?"
+    rf"(?:지금\s*부터\s*)?(?P<n>\d{{1,3}}|{FEW_NATIVE})\s*(?P<unit>시간|분)\s*(?P<half>반\s*)?"
     r"(?:정도\s*)?(?:뒤|후|있다가|이따가?)(?![가-힣]*짜리)"
 )
 
@@ -161,7 +158,7 @@ RELATIVE = re.compile(
 def extract_relative_times(u: Utterance, now: datetime) -> None:
     """A time counted from now ("30분 뒤" → now + 30 minutes): its `date` and `time`."""
     for m in RELATIVE.finditer(u.text):
-        n = int(m.group("n")) if m.group("n").isdigit() else _NATIVE_HOURS[m.group("n")]
+        n = int(m.group("n")) if m.group("n").isdigit() else NATIVE[m.group("n")]
         minutes = n * 60 if m.group("unit") == "시간" else n
         minutes += 30 if m.group("half") and m.group("unit") == "시간" else 0
         at = (now + timedelta(minutes=minutes)).replace(second=0, microsecond=0)
