@@ -37,6 +37,8 @@ _REF_PLACES = {"위", "앞"}
 _REF_TIMES = {"이전", "직전", "방금", "아까"}
 _REF_OBJECTS = {"답변", "대답", "답", "말", "내용", "질문", "설명"}
 _DETAIL = {"자세히", "구체적", "자세하", "구체적으로", "상세히"}
+#: "그 외", "그 밖의": "other", which may or may not lean on the previous turn (left open).
+_OTHER = {"외", "밖"}
 
 
 def references_previous_turn(text: str) -> bool:
@@ -50,7 +52,7 @@ def references_previous_turn(text: str) -> bool:
     morphs = morphemes(text)
     for i, (form, tag) in enumerate(morphs):
         nxt = morphs[i + 1] if i + 1 < len(morphs) else ("", "")
-        if form == "그" and tag == "MM":
+        if form == "그" and tag == "MM" and nxt[0] not in _OTHER:  # not "그 외", "그 밖의"
             return True
         if tag == "NP" and form in _REF_PRONOUNS:
             return True

@@ -33,8 +33,9 @@ INTENTS: dict[str, Intent] = {
     k: k for k in ("new_question", "follow_up", "clarification", "chitchat")
 }
 
-#: Chosen on the dev set: logistic regression on the message (the history hint concatenated
-#: in measured far worse); intent and needs_tool are two models over one bank.
+#: Chosen by measurement: logistic regression on the message (the history hint concatenated in
+#: measured far worse; 5 or 9 nearest neighbours 0.80–0.83 on blind intent, l2 1e-2 underfits);
+#: intent and needs_tool are two models over one bank.
 INTENT_TIER2 = Tier2("intent", "intent", "logistic", l2=1e-4)
 TOOL_TIER2 = Tier2("intent", "needs_tool", "logistic", l2=1e-4)
 

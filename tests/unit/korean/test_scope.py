@@ -28,7 +28,6 @@ from dure.testing import ScriptedChatModel
         "왜요",
         "앞서 말한 거 요약해줘",
         "이전 답변 요약해줘",
-        "그 외에 다른 조항은?",
     ],
 )
 def test_previous_turn_references_are_detected(text):
@@ -46,6 +45,9 @@ def test_previous_turn_references_are_detected(text):
         "제5조 내용이 뭐야?",
         "왜 계약서에 위약금이 없어?",
         "그리스 법은 어때?",
+        # "other": about the contract as a whole, or about what was just named — left open
+        "그 외에 다른 조항은?",
+        "그 밖의 비용 관련 조항 있어?",
     ],
 )
 def test_words_that_merely_contain_reference_syllables_do_not_count(text):
