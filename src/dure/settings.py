@@ -110,14 +110,18 @@ class ContractSettings(BaseModel):
 
 
 class PythonSandboxSettings(BaseModel):
-    """Limits of the `python_repl` tool's separate process."""
+    """The `python_repl` tool's sandbox (bubblewrap) and the limits of one run."""
 
     cpu_seconds: int = 5
-    memory_mb: int = 512
+    memory_mb: int = Field(512, description="address space of each process in a run")
     wall_seconds: float = 10.0
     output_chars: int = 10_000
-    file_mb: int = 10
-    max_processes: int = 8
+    file_mb: int = Field(10, description="largest file a run may write")
+    scratch_mb: int = Field(32, description="size of the run's scratch dir (a tmpfs)")
+    max_processes: int = Field(
+        8, description="processes and threads at once (as root: of the sandbox uid, every run)"
+    )
+    bwrap: str = Field("bwrap", description="the bubblewrap command (a name on PATH or a path)")
 
 
 class AssistantSettings(BaseModel):

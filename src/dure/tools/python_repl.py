@@ -2,7 +2,8 @@
 
 Each call is a fresh interpreter (nothing carries over between calls). Like a REPL, the value
 of a final bare expression is printed. Limits (CPU, memory, wall clock, output, processes)
-come from `settings.assistant.python`; see `dure.tools.sandbox` for the isolation.
+come from `settings.assistant.python`; `dure.tools.sandbox` confines the run.
+Where the sandbox cannot be set up, the tool answers why, in Korean, and runs nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from dure.settings import PythonSandboxSettings, Settings
 from dure.tools.base import Tool, ToolResult
-from dure.tools.sandbox import Limits, RunResult, run_python
+from dure.tools.sandbox import Limits, RunResult, SandboxError, run_python
 
 MAX_CODE_CHARS = 20_000
 _SHOW = "__dure_value__"
@@ -50,8 +51,21 @@ def limits_from(cfg: PythonSandboxSettings) -> Limits:
         wall_seconds=cfg.wall_seconds,
         output_chars=cfg.output_chars,
         file_bytes=cfg.file_mb * 2**20,
+        scratch_bytes=cfg.scratch_mb * 2**20,
         max_processes=cfg.max_processes,
     )
+
+
+# What the sandbox refuses shows up as an ordinary OSError; the last line of a traceback says
+# which, and a note says why in Korean.
+_REFUSALS = (
+    (
+        ("ConnectionRefusedError", "Network is unreachable", "gaierror", "name resolution"),
+        "샌드박스에는 네트워크가 없습니다.",
+    ),
+    (("Read-only file system",), "작업 폴더(/tmp) 밖에는 쓸 수 없습니다."),
+    (("No space left on device",), "작업 폴더(/tmp)의 용량 한도({scratch}MB)를 넘었습니다."),
+)
 
 
 def describe(result: RunResult, limits: Limits) -> ToolResult:
@@ -66,6 +80,12 @@ def describe(result: RunResult, limits: Limits) -> ToolResult:
         notes.append(f"CPU 사용 시간 한도({limits.cpu_seconds}초)를 넘어 중단되었습니다.")
     elif output.endswith("MemoryError") or "\nMemoryError" in output[-300:]:
         notes.append(f"메모리 한도({limits.memory_bytes // 2**20}MB)를 넘었습니다.")
+    elif result.returncode != 0:
+        last = output.rsplit("\n", 1)[-1]
+        scratch = limits.scratch_bytes // 2**20
+        notes += [
+            n.format(scratch=scratch) for marks, n in _REFUSALS if any(m in last for m in marks)
+        ]
     if result.truncated:
         notes.append(f"출력이 너무 길어 {limits.output_chars:,}자까지만 보여 줍니다.")
     failed = result.timed_out or result.returncode != 0
@@ -87,6 +107,7 @@ class PythonArgs(BaseModel):
 def python_repl_tool(settings: Settings) -> Tool:
     """The `python_repl` tool with the configured limits."""
     limits = limits_from(settings.assistant.python)
+    bwrap = settings.assistant.python.bwrap
 
     async def python_repl(code: str) -> ToolResult:
         if not code.strip():
@@ -97,7 +118,10 @@ def python_repl_tool(settings: Settings) -> Tool:
             source = with_echo(code)
         except SyntaxError as e:
             return ToolResult.fail(f"코드 문법 오류 ({e.lineno}번째 줄): {e.msg}")
-        return describe(await run_python(source, limits), limits)
+        try:
+            return describe(await run_python(source, limits, bwrap), limits)
+        except SandboxError as e:
+            return ToolResult.fail(str(e))
 
     return Tool(
         name="python_repl",

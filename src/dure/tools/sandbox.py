@@ -1,30 +1,41 @@
-"""Running untrusted Python in a separate, limited process (the parent's side).
+"""Running untrusted Python confined by the operating system (the parent's side).
 
-The child is `python -I -S` (no site-packages, no user paths, no `PYTHON*` variables) with an
-EMPTY environment, a fresh scratch directory as its working directory, and a wall-clock
-deadline and output cap enforced here; `_sandbox_boot.py` applies the rest inside the child
-before the user's code runs (OS limits, namespaces, no privileges, the audit hook).
+Each run is a fresh `python -I -S` started by bubblewrap (`bwrap`) in its own PID, mount,
+network, IPC and UTS namespaces, on a root filesystem of read-only binds of the interpreter,
+its standard library and the system's shared libraries, a new `/proc` and `/dev`, and a
+size-capped tmpfs scratch dir — nothing else of the host (not the data dir, not `/etc`). The
+network namespace holds only loopback; the PID namespace cannot see the server or other runs;
+`--die-with-parent` ends the run when the server dies. The code runs as `nobody` with no
+capabilities and no_new_privs: a non-root server gets that from a user namespace; a root one
+lets bwrap set up as root (a user namespace would map the sandbox to root outside) and
+`_sandbox_boot.py` leaves uid 0 before anything else. Rlimits bound CPU, memory, file size and
+processes.
+
+Where bwrap is missing or cannot build all of that, runs are refused with a Korean reason
+(`sandbox_problem`, also shown by `dure doctor`): there is no weaker fallback.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
-import tempfile
-import time
-import uuid
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-BOOT_SOURCE = (Path(__file__).with_name("_sandbox_boot.py")).read_text(encoding="utf-8")
-#: Read-only data the child may open besides its standard library.
-READ_ROOTS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/dev/null", "/dev/urandom")
-_CGROUP_BASES = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
+BOOT_SOURCE = Path(__file__).with_name("_sandbox_boot.py").read_text(encoding="utf-8")
+SANDBOX_UID = 65534  # nobody
+PYTHON_DIR = "/python"  # where an interpreter from outside /usr is mounted
+SCRATCH = "/tmp"  # the run's tmpfs and working directory; tempfile uses it too
+ZONEINFO = "/usr/share/zoneinfo"
+INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install bubblewrap"
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,7 @@ class Limits:
     wall_seconds: float = 10.0
     output_chars: int = 10_000
     file_bytes: int = 10 * 2**20
+    scratch_bytes: int = 32 * 2**20
     max_processes: int = 8
 
 
@@ -50,57 +62,165 @@ class RunResult:
 
     @property
     def signal(self) -> int | None:
-        """The signal that ended the process, if one did."""
-        return -self.returncode if self.returncode < 0 else None
+        """The signal that ended the code, if one did (bwrap reports signal N as exit 128+N)."""
+        if self.returncode < 0:
+            return -self.returncode
+        return self.returncode - 128 if self.returncode > 128 else None
 
 
-class _PidsCgroup:
-    """A pid-count cgroup for one run: root ignores `RLIMIT_NPROC`, a cgroup it cannot."""
+class SandboxError(RuntimeError):
+    """A run that could not start; the message is Korean, for the user."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
 
-    @classmethod
-    def create(cls, limit: int) -> _PidsCgroup | None:
-        """A new cgroup with `pids.max = limit`, or None where none can be made."""
-        if os.geteuid() != 0:
-            return None  # RLIMIT_NPROC already binds an ordinary user
-        for base in map(Path, _CGROUP_BASES):
-            if not (base / "cgroup.procs").exists():
-                continue
-            path = base / f"dure-sandbox-{uuid.uuid4().hex[:12]}"
-            try:
-                path.mkdir()
-                (path / "pids.max").write_text(str(limit))
-                return cls(path)
-            except OSError:
-                with contextlib.suppress(OSError):
-                    path.rmdir()
+@dataclass(frozen=True)
+class _Interpreter:
+    """The interpreter running Dure, as the sandbox sees it."""
+
+    binds: tuple[str, ...]  # bwrap arguments mounting it
+    executable: str  # its path inside
+    env: tuple[str, ...]  # bwrap --setenv arguments
+
+
+@functools.cache
+def _interpreter() -> _Interpreter:
+    prefix = os.path.realpath(sys.base_prefix)
+    exe = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    if prefix == "/usr":  # the system's: its standard library is under /usr/lib, mounted anyway
+        return _Interpreter(("--ro-bind", exe, exe), exe, ())
+    # Elsewhere (pyenv, uv, conda, /usr/local) the whole prefix, at a path that says nothing of
+    # the host. A shared libpython is found through the library path: the build's RUNPATH
+    # names the host's path.
+    binds: tuple[str, ...] = ("--ro-bind", prefix, PYTHON_DIR)
+    inside = f"{PYTHON_DIR}/{os.path.relpath(exe, prefix)}"
+    if not exe.startswith(prefix + "/"):
+        inside = f"{PYTHON_DIR}/bin/{os.path.basename(exe)}"
+        binds += ("--ro-bind", exe, inside)
+    return _Interpreter(binds, inside, ("--setenv", "LD_LIBRARY_PATH", f"{PYTHON_DIR}/lib"))
+
+
+def _root_fs(interpreter: _Interpreter) -> list[str]:
+    """bwrap arguments for the sandbox's root: shared libraries, zone data, the interpreter."""
+    # bwrap makes missing parents of a mount point mode 0700 when it runs as root: unreadable
+    # once the code is `nobody`. They are made here first, world-readable.
+    args = ["--perms", "0755", "--dir", "/usr"]
+    for name in ("lib", "lib32", "lib64", "libx32"):
+        usr, top = f"/usr/{name}", f"/{name}"
+        if os.path.isdir(usr):
+            args += ["--ro-bind", usr, usr]
+        if os.path.islink(top):  # merged /usr: /lib -> usr/lib
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    if os.path.isdir(ZONEINFO):
+        args += ["--perms", "0755", "--dir", "/usr/share", "--ro-bind", ZONEINFO, ZONEINFO]
+    if interpreter.executable.startswith("/usr/bin/"):
+        args += ["--perms", "0755", "--dir", "/usr/bin"]
+    return args + list(interpreter.binds)
+
+
+def command(bwrap: str, limits: Limits, main_fd: int) -> list[str]:
+    """The bwrap command line of one run whose `main.py` is read from `main_fd`."""
+    interpreter = _interpreter()
+    if os.geteuid() == 0:
+        # Set up as root without a user namespace; the boot's first step leaves uid 0.
+        identity = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        uid = str(SANDBOX_UID)
+        identity = ["--unshare-user", "--uid", uid, "--gid", uid, "--disable-userns"]
+    cfg = {
+        "uid": SANDBOX_UID,
+        "cpu_seconds": limits.cpu_seconds,
+        "memory_bytes": limits.memory_bytes,
+        "file_bytes": limits.file_bytes,
+        "max_processes": limits.max_processes,
+    }
+    return [
+        bwrap,
+        *("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"),
+        "--unshare-cgroup-try",
+        *identity,
+        *("--die-with-parent", "--new-session", "--clearenv", "--hostname", "sandbox"),
+        *_root_fs(interpreter),
+        *("--proc", "/proc", "--dev", "/dev"),
+        *("--size", str(limits.scratch_bytes), "--perms", "1777", "--tmpfs", SCRATCH),
+        *("--file", str(main_fd), f"{SCRATCH}/main.py", "--chdir", SCRATCH),
+        *interpreter.env,
+        "--",
+        *(interpreter.executable, "-I", "-S", "-B", "-X", "utf8", "-c", BOOT_SOURCE),
+        json.dumps(cfg),
+    ]
+
+
+def _main_file(source: str) -> int:
+    """An anonymous file holding `source`, rewound, for bwrap's `--file`."""
+    fd = os.memfd_create("main.py", os.MFD_CLOEXEC)
+    os.write(fd, source.encode("utf-8"))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+# What the first run of each bwrap checks from inside, so a bwrap that set up less than asked
+# (an option ignored, a namespace it could not make) never runs anyone's code.
+_SELF_TEST = textwrap.dedent(
+    """
+    import os
+    status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    interfaces = [line.split(":")[0].strip() for line in list(open("/proc/self/net/dev"))[2:]]
+    checks = {
+        "uid": 0 not in os.getresuid() + os.getresgid(),
+        "capabilities": all(int(status[k], 16) == 0 for k in ("CapEff", "CapPrm", "CapAmb")),
+        "no_new_privs": status["NoNewPrivs"].strip() == "1",
+        "pid namespace": os.getpid() <= 2,
+        "network namespace": interfaces == ["lo"],
+        "root": sorted(os.listdir("/")) == sorted({ROOT}),
+    }
+    failed = [name for name, ok in checks.items() if not ok]
+    print("격리 확인" if not failed else "격리 부족: " + ", ".join(failed))
+    """
+)
+_verified: set[str] = set()
+
+
+def _expected_root() -> set[str]:
+    names = {"usr", "proc", "dev", SCRATCH.strip("/")}
+    names |= {n for n in ("lib", "lib32", "lib64", "libx32") if os.path.lexists(f"/{n}")}
+    if any(arg == PYTHON_DIR for arg in _interpreter().binds):
+        names.add(PYTHON_DIR.strip("/"))
+    return names
+
+
+def sandbox_problem(bwrap: str = "bwrap") -> str | None:
+    """Why `python_repl` cannot run here (Korean, one line), or None when the sandbox works.
+
+    The first success is remembered; a failure is checked again next time (bwrap installed
+    while the server runs is picked up).
+    """
+    path = shutil.which(bwrap)
+    if path is None:
+        return f"bubblewrap(bwrap)이 설치되어 있지 않습니다 — {INSTALL_HINT}"
+    if path in _verified:
         return None
-
-    def remove(self) -> None:
-        """Kill whatever is left in the cgroup and remove it."""
-        deadline = time.monotonic() + 2.0
-        while True:
-            try:
-                pids = (self.path / "cgroup.procs").read_text().split()
-            except OSError:
-                return
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(int(pid), signal.SIGKILL)
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.02)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(pid, signal.SIGKILL)
+    probe = _SELF_TEST.replace("{ROOT}", repr(_expected_root()))
+    fd = _main_file(probe)
+    try:
+        done = subprocess.run(
+            command(path, Limits(), fd),
+            pass_fds=(fd,),
+            env={},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bubblewrap({path})을 실행할 수 없습니다: {e}"
+    finally:
+        os.close(fd)
+    out = (done.stdout + done.stderr).decode("utf-8", errors="replace").strip()
+    if done.returncode == 0 and out == "격리 확인":
+        _verified.add(path)
+        return None
+    detail = out.splitlines()[-1] if out else f"종료 코드 {done.returncode}"
+    return f"bubblewrap으로 격리 환경을 만들 수 없습니다 ({detail})"
 
 
 async def _read_capped(stream: asyncio.StreamReader, buffer: bytearray, cap: int) -> bool:
@@ -128,32 +248,20 @@ async def _finish(proc: asyncio.subprocess.Process, grace: float = 5.0) -> int:
         return proc.returncode if proc.returncode is not None else -signal.SIGKILL
 
 
-async def run_python(source: str, limits: Limits) -> RunResult:
-    """Run `source` as `main.py` in a fresh sandboxed interpreter and wait for it."""
-    scratch = Path(tempfile.mkdtemp(prefix="dure-py-"))
-    cgroup = _PidsCgroup.create(limits.max_processes)
-    proc: asyncio.subprocess.Process | None = None
+async def _run(bwrap: str, source: str, limits: Limits) -> RunResult:
+    fd = _main_file(source)
     try:
-        (scratch / "main.py").write_text(source, encoding="utf-8")
-        cfg = {
-            "scratch": str(scratch),
-            "cpu_seconds": limits.cpu_seconds,
-            "memory_bytes": limits.memory_bytes,
-            "file_bytes": limits.file_bytes,
-            "max_processes": limits.max_processes,
-            "cgroup": str(cgroup.path) if cgroup else None,
-            "read_roots": [r for r in READ_ROOTS if os.path.exists(r)],
-        }
         proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *("-I", "-S", "-B", "-X", "utf8", "-c", BOOT_SOURCE, json.dumps(cfg)),
-            cwd=scratch,
+            *command(bwrap, limits, fd),
+            pass_fds=(fd,),
             env={},  # nothing of the server's environment, secrets included
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # its own process group, killed as a whole
         )
+    finally:
+        os.close(fd)
+    try:
         assert proc.stdout is not None
         # UTF-8 Korean is 3 bytes a character: read enough bytes for the character cap.
         output = bytearray()  # kept on a timeout: what was printed so far is shown
@@ -164,17 +272,27 @@ async def run_python(source: str, limits: Limits) -> RunResult:
         except TimeoutError:
             timed_out = True
         if timed_out or truncated:
-            _kill_group(proc.pid)
+            proc.kill()  # bwrap; with it goes its PID namespace, and every process in it
         returncode = await _finish(proc)
-        text = output.decode("utf-8", errors="replace").replace(f"{scratch}/", "")
+        text = output.decode("utf-8", errors="replace")
         if len(text) > limits.output_chars:
             text, truncated = text[: limits.output_chars], True
         return RunResult(text, returncode, timed_out=timed_out, truncated=truncated)
     finally:
-        if proc is not None and proc.returncode is None:  # cancelled: leave nothing running
-            _kill_group(proc.pid)
+        if proc.returncode is None:  # cancelled: leave nothing running
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-        if cgroup is not None:
-            cgroup.remove()
-        shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def run_python(source: str, limits: Limits, bwrap: str = "bwrap") -> RunResult:
+    """Run `source` as `main.py` in a fresh sandbox.
+
+    Raises `SandboxError` when there is no working sandbox here.
+    """
+    path = shutil.which(bwrap)
+    if path is None or path not in _verified:
+        problem = await asyncio.to_thread(sandbox_problem, bwrap)
+        if problem is not None:
+            raise SandboxError(f"Python 실행 도구를 쓸 수 없습니다: {problem}")
+        path = shutil.which(bwrap) or bwrap
+    return await _run(path, source, limits)

@@ -19,12 +19,12 @@ REFUSALS = [
     (
         "python_repl",
         {"code": "import socket\nsocket.create_connection(('127.0.0.1', 80))"},
-        "샌드박스에서 허용되지 않는 작업입니다: 네트워크 접근",
+        "샌드박스에는 네트워크가 없습니다.",
     ),
     (
         "python_repl",
-        {"code": "import os\nos.fork()"},
-        "샌드박스에서 허용되지 않는 작업입니다: 새 프로세스 실행",
+        {"code": "open('/usr/lib/evil.txt', 'w')"},
+        "작업 폴더(/tmp) 밖에는 쓸 수 없습니다.",
     ),
     ("get_weather", {"city": "서울"}, "API 키가 설정되지 않아"),
 ]
