@@ -110,7 +110,7 @@ class ContractSettings(BaseModel):
 
 
 class PythonSandboxSettings(BaseModel):
-    """The `python_repl` tool's sandbox (bubblewrap) and the limits of one run."""
+    """The `python_repl` tool's sandbox (bubblewrap): limits of one run, and how many run at once."""
 
     cpu_seconds: int = 5
     memory_mb: int = Field(512, description="address space of each process in a run")
@@ -121,6 +121,11 @@ class PythonSandboxSettings(BaseModel):
     max_processes: int = Field(
         8, description="processes and threads at once (as root: of the sandbox uid, every run)"
     )
+    max_concurrent: int = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        description="runs at once in this process; default: the number of CPU cores",
+    )
+    queue_seconds: float = Field(10.0, description="how long a run waits for a free slot")
     bwrap: str = Field("bwrap", description="the bubblewrap command (a name on PATH or a path)")
 
 

@@ -1,8 +1,8 @@
 """The `python_repl` tool: run a snippet of Python in a sandboxed process and show its output.
 
 Each call is a fresh interpreter (nothing carries over between calls). Like a REPL, the value
-of a final bare expression is printed. Limits (CPU, memory, wall clock, output, processes)
-come from `settings.assistant.python`; `dure.tools.sandbox` confines the run.
+of a final bare expression is printed. Limits (CPU, memory, wall clock, output, processes,
+runs at once) come from `settings.assistant.python`; `dure.tools.sandbox` confines the run.
 Where the sandbox cannot be set up, the tool answers why, in Korean, and runs nothing.
 """
 
@@ -53,6 +53,8 @@ def limits_from(cfg: PythonSandboxSettings) -> Limits:
         file_bytes=cfg.file_mb * 2**20,
         scratch_bytes=cfg.scratch_mb * 2**20,
         max_processes=cfg.max_processes,
+        max_concurrent=cfg.max_concurrent,
+        queue_seconds=cfg.queue_seconds,
     )
 
 
@@ -131,5 +133,5 @@ def python_repl_tool(settings: Settings) -> Tool:
         ),
         args_schema=PythonArgs,
         func=python_repl,
-        timeout=limits.wall_seconds + 10,
+        timeout=limits.queue_seconds + limits.wall_seconds + 10,
     )

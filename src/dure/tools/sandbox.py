@@ -9,7 +9,7 @@ network namespace holds only loopback; the PID namespace cannot see the server o
 capabilities and no_new_privs: a non-root server gets that from a user namespace; a root one
 lets bwrap set up as root (a user namespace would map the sandbox to root outside) and
 `_sandbox_boot.py` leaves uid 0 before anything else. Rlimits bound CPU, memory, file size and
-processes.
+processes; a process-wide queue (`_run_slots`) bounds how many run at once.
 
 Where bwrap is missing or cannot build all of that, runs are refused with a Korean reason
 (`sandbox_problem`, also shown by `dure doctor`): there is no weaker fallback.
@@ -30,6 +30,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from dure.tools._run_slots import SLOTS
+
 BOOT_SOURCE = Path(__file__).with_name("_sandbox_boot.py").read_text(encoding="utf-8")
 SANDBOX_UID = 65534  # nobody
 PYTHON_DIR = "/python"  # where an interpreter from outside /usr is mounted
@@ -40,7 +42,7 @@ INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install bubblewrap"
 
 @dataclass(frozen=True)
 class Limits:
-    """What one run may use."""
+    """What one run may use, and how many runs may go at once in this process."""
 
     cpu_seconds: int = 5
     memory_bytes: int = 512 * 2**20
@@ -49,6 +51,8 @@ class Limits:
     file_bytes: int = 10 * 2**20
     scratch_bytes: int = 32 * 2**20
     max_processes: int = 8
+    max_concurrent: int = 2
+    queue_seconds: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -285,9 +289,10 @@ async def _run(bwrap: str, source: str, limits: Limits) -> RunResult:
 
 
 async def run_python(source: str, limits: Limits, bwrap: str = "bwrap") -> RunResult:
-    """Run `source` as `main.py` in a fresh sandbox.
+    """Run `source` as `main.py` in a fresh sandbox, once one of the process's slots is free.
 
-    Raises `SandboxError` when there is no working sandbox here.
+    Raises `SandboxError` when there is no working sandbox here, or when no slot came free
+    within `limits.queue_seconds`.
     """
     path = shutil.which(bwrap)
     if path is None or path not in _verified:
@@ -295,4 +300,12 @@ async def run_python(source: str, limits: Limits, bwrap: str = "bwrap") -> RunRe
         if problem is not None:
             raise SandboxError(f"Python 실행 도구를 쓸 수 없습니다: {problem}")
         path = shutil.which(bwrap) or bwrap
-    return await _run(path, source, limits)
+    if not await SLOTS.acquire(limits.max_concurrent, limits.queue_seconds):
+        raise SandboxError(
+            f"Python 실행이 밀려 있습니다: 동시에 {limits.max_concurrent}개까지 실행하는데 "
+            f"{limits.queue_seconds:g}초를 기다려도 차례가 오지 않았습니다. 잠시 후 다시 시도하세요."
+        )
+    try:
+        return await _run(path, source, limits)
+    finally:
+        SLOTS.release()

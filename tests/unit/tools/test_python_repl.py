@@ -1,5 +1,5 @@
-"""`python_repl`: REPL behaviour, the limits of one run, and the tool disabled (with the
-reason, in Korean) where the sandbox cannot be set up.
+"""`python_repl`: REPL behaviour, the limits of one run, the process-wide cap on runs at once,
+and the tool disabled (with the reason, in Korean) where the sandbox cannot be set up.
 
 Every test runs real code in the real bubblewrap sandbox (`scripts/test-deps.sh` installs
 it); the ways out of the sandbox are in test_sandbox_escapes.py.
@@ -7,11 +7,13 @@ it); the ways out of the sandbox are in test_sandbox_escapes.py.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -330,3 +332,45 @@ async def test_a_bwrap_that_isolates_nothing_is_caught(settings: Settings, tmp_p
         "Python 실행 도구를 쓸 수 없습니다: bubblewrap으로 격리 환경을 만들 수 없습니다 (격리 부족: "
     ), result.content
     assert "pid namespace" in result.content and "network namespace" in result.content
+
+
+# --- how many run at once -----------------------------------------------------------------------
+
+
+async def test_runs_beyond_the_cap_wait_their_turn(settings: Settings) -> None:
+    slow = "import time\ntime.sleep(1)\n'끝'"
+    started = time.monotonic()
+    results = await asyncio.gather(
+        *(run(settings, slow, max_concurrent=1, queue_seconds=30) for _ in range(3))
+    )
+    assert [r.content for r in results] == ["'끝'"] * 3
+    assert time.monotonic() - started > 2.5  # one after another, not side by side
+
+
+async def test_a_run_that_waits_too_long_gets_a_clear_error(settings: Settings) -> None:
+    slow = run(settings, "import time\ntime.sleep(3)", max_concurrent=1, queue_seconds=0)
+    first = asyncio.ensure_future(slow)
+    await asyncio.sleep(0.3)
+    second = await run(settings, "print(1)", max_concurrent=1, queue_seconds=0.5)
+    assert not second.ok
+    assert second.content == (
+        "Python 실행이 밀려 있습니다: 동시에 1개까지 실행하는데 0.5초를 기다려도 차례가 "
+        "오지 않았습니다. 잠시 후 다시 시도하세요."
+    )
+    assert (await first).ok
+
+
+async def test_the_cap_holds_across_threads_and_event_loops(settings: Settings) -> None:
+    # The CLI's asyncio.run and the server's loop are different loops: one count for both.
+    other: list[ToolResult] = []
+    thread = threading.Thread(
+        target=lambda: other.append(
+            asyncio.run(run(settings, "import time\ntime.sleep(2)", max_concurrent=1))
+        )
+    )
+    thread.start()
+    await asyncio.sleep(0.5)
+    here = await run(settings, "print(1)", max_concurrent=1, queue_seconds=0.3)
+    thread.join()
+    assert other[0].ok
+    assert not here.ok and "Python 실행이 밀려 있습니다" in here.content
