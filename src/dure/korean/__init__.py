@@ -1,8 +1,8 @@
 """Understanding the user's Korean: every decision about the user's words, in one place.
 
 Each decision runs its tiers cheapest first and says which one settled it (`decided_by`):
-near-certain rules, then (where it earns its place) nearest neighbours over example banks
-embedded with multilingual-e5, then one bounded LLM call that fails closed.
+near-certain rules, then a classifier over example banks (multilingual-e5 vectors and Kiwi
+morphemes), then one bounded LLM call that fails closed.
 
 - `scope` — is a message for the contract agent (contract / smalltalk / out_of_scope)?
 - `followup` — does answering it need the previous turn?

@@ -54,7 +54,7 @@ async def test_scope_decided_by_the_bank(no_llm: ModelSet) -> None:
 
 async def test_route_decided_by_the_bank(no_llm: ModelSet) -> None:
     docs = await decide_route("출장 숙박비 한도가 얼마였지", [], no_llm, has_documents=True)
-    world = await decide_route("달까지 거리가 얼마나 돼?", [], no_llm, has_documents=True)
+    world = await decide_route("광합성이 뭔지 설명해줘", [], no_llm, has_documents=True)
     assert (docs.route, docs.decided_by) == ("rag", "embedding")
     assert (world.route, world.decided_by) == ("agent", "embedding")
 
