@@ -188,6 +188,8 @@ class ServerSettings(BaseModel):
     max_request_bytes: int = 1_000_000
     max_upload_bytes: int = 20_000_000
     rate_limit_per_minute: int = 120
+    #: Wrong API keys one client address may present a minute before it must wait (0: no cap).
+    failed_keys_per_minute: int = 10
     cors_origins: list[str] = Field(default_factory=list)
 
 

@@ -232,3 +232,15 @@ def test_a_failing_file_leaves_the_persisted_collection_intact(
     reopened = open_collection("loaders", settings, store="faiss", dense=False)
     assert [d.doc_id for d in reopened.documents()] == [good]
     assert reopened.search("하도급", top_k=1)[0].article_no == "제2조"
+
+
+def test_a_pdf_past_pypdfs_own_limits_is_a_clear_error(tmp_path: Path) -> None:
+    """An xref table that declares far more entries than the file could hold trips pypdf's
+    `LimitReachedError` (not a `PdfReadError`): still one clear line, not a crash."""
+    body = b"%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\n"
+    start = len(body)
+    pdf = body + b"xref\n0 99999999\n0000000000 65535 f \ntrailer<</Root 1 0 R>>\n"
+    path = tmp_path / "huge-xref.pdf"
+    path.write_bytes(pdf + b"startxref\n%d\n%%%%EOF\n" % start)
+    with pytest.raises(DocumentError, match="huge-xref.pdf: PDF가 읽기 한도를 넘습니다"):
+        load_document(path)

@@ -308,10 +308,11 @@ def test_second_message_while_answering_is_409(make_client) -> None:
 def test_auth_off_only_on_loopback(settings: Settings, make_client) -> None:
     with pytest.raises(DureError, match="127.0.0.1"):
         create_app(server_settings(settings, auth=False, host="0.0.0.0"))
-    client = make_client(auth=False, host="::1")
-    assert client.get("/config").json()["auth"] is False
-    tid = client.post("/threads", json={"agent": "qa"}).json()["id"]
-    assert client.get(f"/threads/{tid}").status_code == 200
+    app = create_app(server_settings(settings, auth=False, host="::1"))
+    with TestClient(app, base_url="http://[::1]:8000", client=("::1", 1)) as client:
+        assert client.get("/config").json()["auth"] is False
+        tid = client.post("/threads", json={"agent": "assistant"}).json()["id"]
+        assert client.get(f"/threads/{tid}").status_code == 200
 
 
 def test_cors_is_off_by_default(make_client) -> None:

@@ -128,7 +128,7 @@ def _read_pdf(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, A
     import io
 
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError, PyPdfError
 
     # pypdf logs recoverable structure problems; the caller sees a DocumentError or text.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -151,7 +151,17 @@ def _read_pdf(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, A
             parts.append(text)
     except DocumentError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as e:
+    except LimitReachedError as e:  # a decompression bomb or an absurd object count
+        raise DocumentError(f"{path.name}: PDF가 읽기 한도를 넘습니다 ({e}).") from e
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        OSError,
+        RecursionError,
+    ) as e:
         raise DocumentError(
             f"{path.name}: PDF를 읽을 수 없습니다 — 손상되었거나 잘린 파일입니다 ({e})."
         ) from e

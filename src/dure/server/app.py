@@ -6,7 +6,6 @@ and runs turns. Any number of such processes can share one Postgres.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,6 +27,7 @@ from dure.errors import DureError
 from dure.llm import ModelSet
 from dure.server.database import open_storage
 from dure.server.documents import DocumentNotFoundError, UnsupportedTypeError
+from dure.server.guard import FailedKeys, LocalOnly, SecurityHeaders, is_loopback
 from dure.server.routes import documents, openai, system, threads
 from dure.server.turns import TurnBusyError, Turns
 from dure.settings import Settings, get_settings
@@ -35,7 +35,6 @@ from dure.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-LOOPBACK_NAMES = {"localhost"}
 TOO_LARGE = "요청이 너무 큽니다 (요청·업로드 크기 제한을 넘었습니다)."
 
 # A user-fixable error's HTTP status by class (the first match wins; default 400).
@@ -45,16 +44,6 @@ _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (UnsupportedTypeError, 415),
     (UnknownAgentError, 400),
 )
-
-
-def is_loopback(host: str) -> bool:
-    """Only this machine can reach `host`."""
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_auth_setting(settings: Settings) -> None:
@@ -114,7 +103,8 @@ def _validation_message(exc: RequestValidationError) -> str:
     if first.get("type") == "json_invalid":
         reason = (first.get("ctx") or {}).get("error", "")
         return f"요청 본문이 올바른 JSON이 아닙니다 (위치 {first['loc'][-1]}: {reason})."
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    # "function-after[encodable(), str]" and the like name validators, not places
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body" and "[" not in str(p))
     return f"요청 형식이 올바르지 않습니다 — {where or '본문'}: {first.get('msg', '')}"
 
 
@@ -157,6 +147,7 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.failed_keys = FailedKeys(settings.server.failed_keys_per_minute)
     _install_error_handlers(app)
     for module in (system, threads, documents, openai):
         app.include_router(module.router)
@@ -179,6 +170,9 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
             allow_headers=["*"],
             expose_headers=["X-Dure-Thread", "X-Dure-Turn"],
         )
+    app.add_middleware(SecurityHeaders)
+    if not settings.server.auth:  # whatever address the app was started on
+        app.add_middleware(LocalOnly)
     return app
 
 

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 
+from dure.server.guard import FailedKeys
 from dure.server.keys import owner_of
 from dure.server.store import LOCAL_OWNER, Store
 from dure.server.turns import Turns
@@ -45,6 +46,14 @@ async def get_owner(request: Request) -> str:
     if not settings.server.auth:
         owner = LOCAL_OWNER
     else:
+        failed: FailedKeys = request.app.state.failed_keys
+        client = request.client.host if request.client else "-"
+        if wait := failed.wait_seconds(client):
+            raise HTTPException(
+                429,
+                f"잘못된 API 키가 너무 많이 들어왔습니다. {wait}초 뒤에 다시 시도해 주세요.",
+                headers={"Retry-After": str(wait)},
+            )
         key = _presented_key(request)
         if not key:
             raise HTTPException(
@@ -54,6 +63,7 @@ async def get_owner(request: Request) -> str:
             )
         found = await owner_of(store.db, key)
         if found is None:
+            failed.record(client)
             raise HTTPException(
                 401,
                 "API 키가 올바르지 않거나 폐기되었습니다.",

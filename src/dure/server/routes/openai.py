@@ -16,13 +16,13 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dure.agents import agent_names
 from dure.events import Done, Token
 from dure.server.database import IntegrityError
 from dure.server.deps import Owner, SettingsDep, StoreDep, TurnsDep
-from dure.server.routes.threads import check_message, start_turn
+from dure.server.routes.threads import Text, check_message, encodable, start_turn
 from dure.server.sse import frame, sse_response
 from dure.server.store import Store, Thread
 
@@ -36,8 +36,13 @@ class ChatMessage(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    role: str
-    content: str | list[dict[str, Any]] | None = None
+    role: Text
+    content: Text | list[dict[str, Any]] | None = None
+
+    @model_validator(mode="after")
+    def _parts_encodable(self) -> ChatMessage:
+        encodable(self.text())
+        return self
 
     def text(self) -> str:
         """The message's text (image and other parts ignored)."""
@@ -57,11 +62,11 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    model: str
+    model: Text
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
-    user: str | None = Field(None, max_length=200)
+    user: Text | None = Field(None, max_length=200)
 
 
 def _agent_of(model: str) -> str:

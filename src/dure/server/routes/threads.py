@@ -3,10 +3,10 @@ read the article a source cites."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from dure.agents import get_agent
 from dure.events import Done, Token
@@ -23,20 +23,33 @@ router = APIRouter(tags=["threads"])
 NOT_FOUND = "대화를 찾을 수 없습니다."
 
 
+def encodable(text: str) -> str:
+    """`text` when UTF-8 can carry it; a lone surrogate ("\\ud800" in JSON) is refused (422)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"UTF-8로 나타낼 수 없는 문자가 있습니다 (위치 {e.start}).") from None
+    return text
+
+
+#: Text from a request: anything UTF-8 can carry.
+Text = Annotated[str, AfterValidator(encodable)]
+
+
 class ThreadIn(BaseModel):
     """A new thread: which agent, and what it works on."""
 
-    agent: str = Field(description="에이전트 이름 (GET /agents)")
-    title: str = Field("", max_length=200, description="제목 (비우면 첫 메시지로)")
-    contract: str | None = Field(None, description="계약서 문서 ID (POST /documents)")
-    standard: str | None = Field(None, description="표준계약서 문서 ID")
-    collection: str | None = Field(None, description="검색할 컬렉션 이름")
+    agent: Text = Field(description="에이전트 이름 (GET /agents)")
+    title: Text = Field("", max_length=200, description="제목 (비우면 첫 메시지로)")
+    contract: Text | None = Field(None, description="계약서 문서 ID (POST /documents)")
+    standard: Text | None = Field(None, description="표준계약서 문서 ID")
+    collection: Text | None = Field(None, description="검색할 컬렉션 이름")
 
 
 class MessageIn(BaseModel):
     """A user message."""
 
-    content: str = Field(description="메시지 본문")
+    content: Text = Field(description="메시지 본문")
 
 
 async def owned_thread(store: Store, owner: str, thread_id: str) -> Thread:
