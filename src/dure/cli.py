@@ -36,6 +36,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "dure.server.commands",
     "dure.agents.tasks.commands",
     "dure.korean.commands",
+    "dure.tools.commands",
 )
 
 out = Console(highlight=False, soft_wrap=True)
@@ -172,7 +173,7 @@ def agents() -> None:
 
 @app.command()
 def doctor() -> None:
-    """유효 설정을 보여 주고 각 부분(모델, 데이터베이스, 제공자)을 점검합니다."""
+    """유효 설정을 보여 주고 각 부분(모델, 데이터베이스, 제공자, Python 샌드박스)을 점검합니다."""
     from dure.doctor import run_checks
 
     settings = get_settings()

@@ -65,6 +65,14 @@ def _embedder(s: Settings) -> None:
         raise RuntimeError("임베딩 모델이 빈 벡터를 돌려주었습니다.")
 
 
+def _python_sandbox(s: Settings) -> None:
+    from dure.tools.sandbox import sandbox_problem
+
+    problem = sandbox_problem(s.assistant.python.bwrap)
+    if problem is not None:
+        raise RuntimeError(f"{problem} (python_repl 도구가 꺼집니다; 나머지는 그대로 동작)")
+
+
 def _checks(s: Settings) -> list[tuple[str, Callable[[Settings], None]]]:
     checks: list[tuple[str, Callable[[Settings], None]]] = [("설정", _settings)]
     if s.provider == "local":
@@ -75,6 +83,7 @@ def _checks(s: Settings) -> list[tuple[str, Callable[[Settings], None]]]:
     label = "multilingual-e5" if s.search.embedder == "e5" else f"openai, {where}"
     checks.append((f"임베딩 ({label})", _embedder))
     checks.append(("데이터베이스", _database))
+    checks.append(("Python 샌드박스 (bubblewrap)", _python_sandbox))
     return checks
 
 

@@ -217,6 +217,7 @@ def test_doctor_passes_on_the_installed_package(installed: Installed, pulled: Pa
         "✓ llama-cpp-python",
         "✓ 임베딩 (multilingual-e5)",
         "✓ 데이터베이스",
+        "✓ Python 샌드박스 (bubblewrap)",
     ]
 
 

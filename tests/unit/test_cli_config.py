@@ -50,6 +50,20 @@ def test_doctor_passes_a_sound_configuration(tmp_path, own_gguf):
     assert _problems(result) == []
     assert "✓ 로컬 모델 파일" in result.stdout and "✓ 데이터베이스" in result.stdout
     assert "✓ 임베딩 (multilingual-e5)" in result.stdout
+    assert "✓ Python 샌드박스 (bubblewrap)" in result.stdout
+
+
+def test_doctor_says_how_to_install_a_missing_bubblewrap(tmp_path, own_gguf):
+    result = run_dure(
+        tmp_path, "doctor", DURE_LOCAL__PATH=own_gguf, DURE_ASSISTANT__PYTHON__BWRAP="no-bwrap"
+    )
+    assert result.returncode == 1
+    assert _problems(result) == [
+        "✗ Python 샌드박스 (bubblewrap): bubblewrap(bwrap)이 설치되어 있지 않습니다 — "
+        "Debian/Ubuntu: sudo apt-get install bubblewrap (python_repl 도구가 꺼집니다; "
+        "나머지는 그대로 동작)"
+    ]
+    _assert_clean(result)
 
 
 def test_doctor_reports_an_embeddings_server_that_does_not_answer(tmp_path, own_gguf):
