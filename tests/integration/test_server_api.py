@@ -420,6 +420,32 @@ def test_an_added_document_is_indexed_for_the_assistant_of_its_key_only(make_cli
         assert has_documents(options["documents_collection"], settings) is found
 
 
+def test_a_deleted_document_is_no_longer_searchable(make_client) -> None:
+    """Deleting a document takes its text out of the key's collections (keyword and vector
+    entries) in this process and on disk, not only its row and file."""
+    from dure.retrieval import open_collection, shared_collection
+    from dure.server.documents import collection_for
+
+    client = make_client()
+    alice = new_key(client, "alice")
+    handbook = "# 출장\n국내 출장 일비는 하루 5만원이다.".encode()
+    doc = client.post(
+        "/documents",
+        files={"file": ("출장.md", handbook)},
+        data={"kind": "document"},
+        headers=alice,
+    ).json()
+    store = client.app.state.turns.store
+    owner = client.portal.call(store.db.fetchone, "SELECT owner FROM dure_documents", ())["owner"]
+    settings = client.app.state.settings
+    name = collection_for(owner, "documents")
+    live = shared_collection(name, settings)
+    assert live.search("출장 일비", 3)
+    assert client.delete(f"/documents/{doc['id']}", headers=alice).status_code == 204
+    assert live.search("출장 일비", 3) == []
+    assert open_collection(name, settings).documents() == []  # and on disk
+
+
 def test_thread_whose_document_was_deleted_says_so(make_client) -> None:
     client = make_client()
     headers = new_key(client)

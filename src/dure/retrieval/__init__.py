@@ -17,6 +17,7 @@ same `Store` interface but cannot be installed here, so it is not shipped.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -55,6 +56,7 @@ __all__ = [
     "has_documents",
     "list_collections",
     "open_collection",
+    "shared_collection",
 ]
 
 StoreName = Literal["memory", "faiss", "pgvector"]
@@ -131,6 +133,25 @@ def open_collection(
         use_dense = False  # an existing keyword-only collection opens as it was built
     emb = embedder if embedder is not None else (lambda: get_embedder(settings))
     return Collection(name, settings, st, emb if use_dense and st.dense else None)
+
+
+_shared: dict[tuple[str, ...], Collection] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_collection(name: str, settings: Settings) -> Collection:
+    """The collection `name` opened once per process and settings, so that what one part of the
+    process adds or removes (an upload, a deletion) the agents reading it see at once."""
+    key = (
+        name,
+        str(settings.data_dir),
+        settings.search.model_dump_json(),
+        settings.effective_database_url,
+    )
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = open_collection(name, settings)
+        return _shared[key]
 
 
 @dataclass(frozen=True)

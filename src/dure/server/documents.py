@@ -64,11 +64,25 @@ def file_digest(path: Path) -> str:
 
 
 def _index(settings: Settings, collection: str, path: Path, kind: DocKind) -> None:
-    try:
-        from dure.retrieval import open_collection
-    except ImportError as e:
-        raise DureError("검색 색인 기능을 사용할 수 없습니다 (dure.retrieval).") from e
-    open_collection(collection, settings).add_document(path, kind=kind)
+    from dure.retrieval import shared_collection
+
+    shared_collection(collection, settings).add_document(path, kind=kind)
+
+
+def _owned(owner: str, name: str) -> bool:
+    """Whether collection `name` is one of `owner`'s (`collection_for` names them)."""
+    keyed = re.match(r"^k[0-9a-f]{12}_", name)
+    return bool(keyed) and name.startswith(f"k{owner[:12]}_") if owner != LOCAL_OWNER else not keyed
+
+
+def _unindex(settings: Settings, owner: str, path: Path) -> None:
+    """Remove the file's text from every collection of `owner`, in every store."""
+    from dure.retrieval import list_collections, shared_collection
+
+    doc_id = load_document(path).metadata["sha256"][:16]  # as `Collection` names it
+    for info in list_collections(settings):
+        if _owned(owner, info.name):
+            shared_collection(info.name, settings).remove_document(doc_id)
 
 
 async def save_upload(
@@ -125,12 +139,17 @@ def public_document(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k not in ("owner", "path")}
 
 
-async def delete_document(store: Store, owner: str, doc_id: str) -> None:
-    """Forget a document and remove its file."""
+async def delete_document(store: Store, settings: Settings, owner: str, doc_id: str) -> None:
+    """Forget a document, take it out of the owner's search collections (unless the owner has
+    the same file again under another id) and remove its file."""
     doc = await store.document(owner, doc_id)
     if doc is None or not await store.delete_document(owner, doc_id):
         raise DocumentNotFoundError("문서를 찾을 수 없습니다.")
-    shutil.rmtree(Path(doc["path"]).parent, ignore_errors=True)
+    path = Path(doc["path"])
+    again = {d["info"].get("sha256") for d in await store.documents(owner)}
+    if doc["info"].get("sha256") not in again and path.is_file():
+        await asyncio.to_thread(_unindex, settings, owner, path)
+    shutil.rmtree(path.parent, ignore_errors=True)
 
 
 async def check_options(store: Store, owner: str, options: dict[str, Any]) -> None:

@@ -1,15 +1,14 @@
 """Where the contract agent's documents live, and how a turn's files get indexed.
 
 The library is `options["library"]` when given (tests, embedding applications), else the
-search layer's collection `options["collection"]` (default `contracts`), opened once per
-process and settings. `index_documents` turns the `contract`/`standard` options (file paths,
+search layer's collection `options["collection"]` (default `contracts`), shared by the
+whole process (`dure.retrieval.shared_collection`). `index_documents` turns the `contract`/`standard` options (file paths,
 or `contract_id`/`standard_id` for documents indexed before) into document ids; indexing is
 idempotent by content hash, so naming the same file on every turn costs nothing.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +16,6 @@ from dure.agents.contract.tools import ContractLibrary
 from dure.errors import DureError
 from dure.retrieval.types import CONTRACTS_COLLECTION, Kind
 from dure.settings import Settings
-
-_open: dict[tuple[str, ...], ContractLibrary] = {}
-_lock = threading.Lock()
 
 
 class ContractFileError(DureError, FileNotFoundError):
@@ -31,14 +27,9 @@ def open_library(s: Settings, options: dict[str, Any]) -> ContractLibrary:
     given = options.get("library")
     if given is not None:
         return given
-    from dure.retrieval import open_collection
+    from dure.retrieval import shared_collection
 
-    name = str(options.get("collection") or CONTRACTS_COLLECTION)
-    key = (name, str(s.data_dir), s.search.model_dump_json(), s.effective_database_url)
-    with _lock:
-        if key not in _open:
-            _open[key] = open_collection(name, s)
-        return _open[key]
+    return shared_collection(str(options.get("collection") or CONTRACTS_COLLECTION), s)
 
 
 def _index_one(

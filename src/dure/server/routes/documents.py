@@ -35,7 +35,10 @@ async def list_documents(owner: Owner, store: StoreDep) -> dict[str, Any]:
 
 
 @router.delete("/documents/{doc_id}", status_code=204, summary="문서 삭제")
-async def remove_document(doc_id: str, owner: Owner, store: StoreDep) -> Response:
-    """Delete a document (threads bound to it can no longer answer)."""
-    await delete_document(store, owner, doc_id)
+async def remove_document(
+    doc_id: str, owner: Owner, store: StoreDep, settings: SettingsDep
+) -> Response:
+    """Delete a document, its file and its search entries (threads bound to it can no longer
+    answer)."""
+    await delete_document(store, settings, owner, doc_id)
     return Response(status_code=204)
