@@ -190,6 +190,8 @@ class ServerSettings(BaseModel):
     rate_limit_per_minute: int = 120
     #: Wrong API keys one client address may present a minute before it must wait (0: no cap).
     failed_keys_per_minute: int = 10
+    #: Turns one server process runs at once; more get 503 with `Retry-After`.
+    max_concurrent_turns: int = 8
     cors_origins: list[str] = Field(default_factory=list)
 
 

@@ -285,6 +285,30 @@ def test_rate_limit_per_key(make_client) -> None:
     assert client.get("/threads", headers=bob).status_code == 200
 
 
+def test_a_process_at_its_turn_cap_answers_503_with_retry_after(make_client) -> None:
+    client = make_client(max_concurrent_turns=1)
+    headers = new_key(client)
+    first, second = (
+        client.post("/threads", json={"agent": "qa"}, headers=headers).json()["id"]
+        for _ in range(2)
+    )
+    with client.stream(
+        "POST",
+        f"/threads/{first}/messages",
+        json={"content": "천천히 알려 줘"},
+        headers={**headers, "Accept": "text/event-stream"},
+    ) as r:
+        lines = r.iter_lines()
+        next(line for line in lines if line.startswith("event: token"))
+        busy = client.post(f"/threads/{second}/messages", json={"content": "안녕"}, headers=headers)
+        assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
+        assert "다시 보내 주세요" in busy.json()["detail"]
+        list(lines)
+    assert client.get(f"/threads/{second}", headers=headers).json()["turns"] == []  # nothing lost
+    again = client.post(f"/threads/{second}/messages", json={"content": "안녕"}, headers=headers)
+    assert again.status_code == 200
+
+
 def test_second_message_while_answering_is_409(make_client) -> None:
     client = make_client()
     headers = new_key(client)

@@ -29,7 +29,7 @@ from dure.server.database import open_storage
 from dure.server.documents import DocumentNotFoundError, UnsupportedTypeError
 from dure.server.guard import FailedKeys, LocalOnly, SecurityHeaders, is_loopback
 from dure.server.routes import documents, openai, system, threads
-from dure.server.turns import TurnBusyError, Turns
+from dure.server.turns import ServerBusyError, TurnBusyError, Turns
 from dure.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,7 @@ TOO_LARGE = "요청이 너무 큽니다 (요청·업로드 크기 제한을 넘�
 # A user-fixable error's HTTP status by class (the first match wins; default 400).
 _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (TurnBusyError, 409),
+    (ServerBusyError, 503),
     (DocumentNotFoundError, 404),
     (UnsupportedTypeError, 415),
     (UnknownAgentError, 400),
@@ -121,6 +122,8 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(DureError)
     async def user_error(request: Request, exc: DureError) -> JSONResponse:
         status = next((s for cls, s in _STATUS if isinstance(exc, cls)), 400)
+        if isinstance(exc, ServerBusyError):
+            return _error(request, status, str(exc), headers={"Retry-After": str(exc.retry_after)})
         return _error(request, status, str(exc))
 
 

@@ -46,6 +46,18 @@ class TurnBusyError(DureError):
         super().__init__("이 대화는 지금 다른 메시지에 답하는 중입니다. 끝난 뒤 다시 보내 주세요.")
 
 
+class ServerBusyError(DureError):
+    """This server process runs as many turns as it may (`server.max_concurrent_turns`)."""
+
+    retry_after = 5
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"서버가 지금 대화 {limit}개에 답하는 중이라 더 받을 수 없습니다. "
+            f"{self.retry_after}초 뒤에 다시 보내 주세요."
+        )
+
+
 def _host() -> str:
     """This machine and PID namespace: where a worker's PID means something."""
     try:
@@ -183,7 +195,11 @@ class Turns:
     # -- running a turn
 
     async def start(self, thread: Thread, message: str) -> RunningTurn:
-        """Journal and start a turn; `TurnBusyError` while another one runs on the thread."""
+        """Journal and start a turn; `TurnBusyError` while another one runs on the thread,
+        `ServerBusyError` while this process runs its cap of turns."""
+        limit = self.settings.server.max_concurrent_turns
+        if limit > 0 and len(self._running) >= limit:
+            raise ServerBusyError(limit)
         head = await self._head(thread.id)
         agent = get_agent(thread.agent)
         ctx = await self.context(thread)
