@@ -8,7 +8,6 @@ only thing before it is deterministic), so resuming never repeats an LLM call.
 from __future__ import annotations
 
 import logging
-import re
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +33,7 @@ from dure.agents.tasks.state import (
 from dure.agents.tasks.workers import WorkerInput, WorkerResult, get_worker, worker_description
 from dure.errors import ErrorCode
 from dure.events import ErrorEvent, Generating, Planning, Slots, Thinking, emit
+from dure.korean.confirm import confirmation
 from dure.korean.slots.parser import parse_slots
 from dure.korean.time import as_seoul
 from dure.tags import ANSWER_TAG
@@ -42,18 +42,6 @@ from dure.usage import BudgetExceeded
 log = logging.getLogger(__name__)
 
 DONE = ("completed", "cancelled", "failed")
-_CANCEL = re.compile(r"취소|그만\s*(?:할래|하자|해)|안\s*할래|필요\s*없어|됐어")
-_NO = re.compile(r"아니|아뇨|싫어|안\s*(?:해|할)|하지\s*마")
-_YES = frozenset(
-    "네 넵 넹 네네 예 응 웅 어 ㅇㅇ ㅇㅋ 좋아 좋아요 그래 그래요 맞아 맞아요 오케이 ok okay 콜 "
-    "진행 진행해 진행해요 진행해줘 예약 예약해 예약해요 예약해줘".split()
-)
-
-
-def _is_yes(text: str) -> bool:
-    """The reply starts with a yes ("네 예약해 주세요"), not merely with its sound ("어떻게")."""
-    first = re.split(r"[\s,.!~]+", text.strip().lower(), maxsplit=1)[0]
-    return first in _YES
 
 
 def _loaded(state: TaskState) -> tuple[ConversationState, IntentSchema, datetime]:
@@ -222,7 +210,7 @@ async def wait_user(state: TaskState, *, deps: Deps) -> TaskState:
         }
     )
     text, now = str(reply), deps.now()
-    if _CANCEL.search(text):
+    if confirmation(text) == "cancel":
         return _cancelled(steps)
     conv, schema, _ = _loaded(state)
     await _fill(conv, schema, text, now, deps, expect=list(asked.get("missing", [])))
@@ -271,9 +259,10 @@ async def confirm(state: TaskState, *, deps: Deps) -> TaskState:
             "now": now.isoformat(),
             "last_message": text,
         }
-    if _CANCEL.search(text) or _NO.search(text):
+    reply = confirmation(text)
+    if reply in ("cancel", "no"):
         return {**_cancelled(steps), "answer": prompts.DECLINED}
-    if _is_yes(text):
+    if reply == "yes":
         conv.approvals[key] = True
         emit(Thinking(step="confirm", content="확인했습니다. 진행합니다."))
         return {
