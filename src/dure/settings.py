@@ -231,6 +231,8 @@ class Settings(BaseSettings):
         extra="ignore",
     )
 
+    #: Per agent and tool: `allow`, `ask` (an approval question) or `deny` (tools/approval.py).
+    approvals: dict[str, dict[str, Literal["allow", "ask", "deny"]]] = Field(default_factory=dict)
     provider: Literal["local", "openai"] = "local"
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint")
     api_key: SecretStr | None = None

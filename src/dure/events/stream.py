@@ -38,6 +38,10 @@ def _interrupt_text(value: Any) -> str:
     return str(value)
 
 
+def _approval(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) and value.get("kind") == "approval" else None
+
+
 async def stream_events(
     graph: CompiledStateGraph,
     graph_input: Mapping[str, Any] | Command,
@@ -85,7 +89,9 @@ async def stream_events(
                         yield Token(content=msg.text)
                 elif mode == "updates" and "__interrupt__" in chunk:
                     for intr in chunk["__interrupt__"]:
-                        yield Question(content=_interrupt_text(intr.value))
+                        yield Question(
+                            content=_interrupt_text(intr.value), approval=_approval(intr.value)
+                        )
         except BudgetExceeded as e:
             yield ErrorEvent(code=ErrorCode.BUDGET, content=f"처리 한도 초과: {e}")
             yield Done(content=BUDGET_MESSAGE, usage=tracker.usage)

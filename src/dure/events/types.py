@@ -73,9 +73,11 @@ class Slots(_Event):
 
 
 class Question(_Event):
-    """The agent waits for the user's reply to `content`."""
+    """The agent waits for the user's reply to `content`; an approval of a tool's side effect
+    also carries the request itself (`approval`: tool, args, why — `dure.tools.approval`)."""
 
     type: Literal["question"] = "question"
+    approval: dict[str, Any] | None = None
 
 
 class Generating(_Event):

@@ -137,7 +137,11 @@ class Turns:
             settings=self.settings,
             models=self.models,
             checkpointer=self.storage.saver_for_turn(),
-            options=await agent_options(self.store, thread),
+            options={
+                **await agent_options(self.store, thread),
+                # approvals: a server shared by keys asks before side effects (tools/approval.py)
+                "where": "shared" if self.settings.server.auth else "server",
+            },
         )
 
     # -- liveness and recovery

@@ -49,6 +49,8 @@ class Tool:
     args_schema: type[BaseModel]
     func: ToolFunc
     timeout: float = 15.0
+    #: What the tool does that needs a human's yes (`dure.tools.approval`); None: no effects.
+    effects: str | None = None
 
     def openai_schema(self) -> dict[str, Any]:
         """The tool in OpenAI's function-calling format (what `bind_tools` accepts)."""

@@ -106,4 +106,5 @@ def read_file_tool(settings: Settings) -> Tool:
         args_schema=ReadFileArgs,
         func=read_file,
         timeout=10.0,
+        effects="서버의 파일을 읽습니다",
     )

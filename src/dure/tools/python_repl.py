@@ -134,4 +134,5 @@ def python_repl_tool(settings: Settings) -> Tool:
         args_schema=PythonArgs,
         func=python_repl,
         timeout=limits.queue_seconds + limits.wall_seconds + 10,
+        effects="Python 코드를 실행합니다",
     )

@@ -9,7 +9,11 @@ from dure.agent import AgentContext
 from dure.llm import ModelSet
 from dure.retrieval.types import DOCUMENTS_COLLECTION
 from dure.settings import Settings
+from dure.tools.approval import Where
 from dure.tools.base import ToolRegistry
+
+#: The agent's name (settings such as `approvals` are keyed by it).
+AGENT_NAME = "assistant"
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,12 @@ class Deps:
 
             tools = default_registry(ctx.settings)
         return cls(ctx.settings, ctx.models, tools, ctx.options)
+
+    @property
+    def where(self) -> Where:
+        """Where the turn runs (`local` / `server` / `shared`: `dure.tools.approval`)."""
+        where: Where = self.options.get("where", "local")
+        return where
 
     def collection(self) -> str | None:
         """The collection this thread searches: the run's option, else the settings, else the

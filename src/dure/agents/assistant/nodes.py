@@ -19,7 +19,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from dure.agents.assistant.deps import Deps
+from dure.agents.assistant.deps import AGENT_NAME, Deps
 from dure.agents.assistant.prompts import (
     CONTEXT_HEADER,
     NO_DOCUMENTS,
@@ -41,6 +41,8 @@ from dure.korean.route import decide_route, tool_hint
 from dure.memory import compact, format_summary_for_prompt
 from dure.sources import Source, unique_sources
 from dure.tags import ANSWER_TAG
+from dure.tools.approval import approve, policy
+from dure.tools.base import ToolResult
 from dure.usage import BudgetExceeded
 
 log = logging.getLogger(__name__)
@@ -226,11 +228,36 @@ def _tool_choice(deps: Deps, messages: Sequence[BaseMessage]) -> str | None:
     return None
 
 
+def _outside_text(state: AssistantState) -> bool:
+    """Whether this turn already carries text from documents or tools (which could be steering
+    the model): searched passages, or a tool's result since the user's message."""
+    if state.get("context"):
+        return True
+    for message in reversed(state.get("messages", [])):
+        if isinstance(message, HumanMessage):
+            return False
+        if isinstance(message, ToolMessage):
+            return True
+    return False
+
+
 async def tools(state: AssistantState, *, deps: Deps) -> AssistantState:
-    """Run the tool calls of the last AI message; failures come back as tool messages."""
+    """Run the tool calls of the last AI message once approved (`dure.tools.approval`);
+    failures and refusals come back as tool messages."""
     last = state["messages"][-1]
     calls = last.tool_calls if isinstance(last, AIMessage) else []
-    results = await asyncio.gather(*(deps.tools.run(c["name"], c["args"]) for c in calls))
+    where, outside = deps.where, _outside_text(state)
+    verdicts = approve(
+        [(c["name"], c["args"]) for c in calls],
+        deps.tools,
+        [policy(deps.settings, AGENT_NAME, deps.tools, c["name"], where, outside) for c in calls],
+    )
+    results = await asyncio.gather(
+        *(
+            deps.tools.run(v.name, v.args) if v.refused is None else _refused(v.refused)
+            for v in verdicts
+        )
+    )
     replies: list[BaseMessage] = []
     sources = list(state.get("sources") or [])
     for call, result in zip(calls, results, strict=True):
@@ -246,3 +273,7 @@ async def tools(state: AssistantState, *, deps: Deps) -> AssistantState:
         )
         sources += [s.model_dump() for s in result.sources]
     return {"messages": replies, "sources": sources}
+
+
+async def _refused(reason: str) -> ToolResult:
+    return ToolResult.fail(reason)

@@ -4,12 +4,12 @@ re-planner → answer, failing closed with an audit trail."""
 from __future__ import annotations
 
 from dure.agent import AgentSpec
-from dure.agents.pte.deps import Deps
+from dure.agents.pte.deps import AGENT_NAME, Deps
 from dure.agents.pte.graph import EDGES, NODES
 from dure.agents.pte.state import PTEState, make_input, output
 
 AGENT = AgentSpec(
-    name="pte",
+    name=AGENT_NAME,
     title="계획-실행 에이전트",
     state=PTEState,
     deps=Deps.from_context,

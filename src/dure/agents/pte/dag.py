@@ -59,6 +59,19 @@ def tool_args(registry: ToolRegistry, step: dict[str, Any], outputs: dict[int, s
     return {name: value} if name else {}
 
 
+def planned_args(registry: ToolRegistry, step: dict[str, Any], outputs: dict[int, str]) -> dict:
+    """`tool_args` as far as known before the run: a later step's input is shown as the
+    earlier steps' results it will take."""
+    waiting = [d for d in step_dependencies(step) if d not in outputs]
+    if not waiting:
+        return tool_args(registry, step, outputs)
+    if step["tool"] not in registry:
+        return {}
+    name = primary_argument(registry.get(step["tool"]).args_schema)
+    later = ", ".join(f"{d}단계" for d in waiting)
+    return {name: f"({later}의 결과)"} if name else {}
+
+
 def _record(
     step: dict[str, Any], result: ToolResult, started_at: datetime, round_no: int
 ) -> dict[str, Any]:
@@ -76,9 +89,15 @@ def _record(
 
 
 async def _run_step(
-    registry: ToolRegistry, step: dict[str, Any], outputs: dict[int, str], round_no: int
+    registry: ToolRegistry,
+    step: dict[str, Any],
+    outputs: dict[int, str],
+    round_no: int,
+    refused: str | None,
 ) -> dict[str, Any]:
     started_at = datetime.now(SEOUL)
+    if refused is not None:
+        return _record(step, ToolResult.fail(refused), started_at, round_no)
     result = await registry.run(step["tool"], tool_args(registry, step, outputs))
     return _record(step, result, started_at, round_no)
 
@@ -91,11 +110,14 @@ async def run_plan(
     max_parallel: int = 4,
     round_no: int = 0,
     on_record: OnRecord | None = None,
+    refused: dict[int, str] | None = None,
 ) -> Execution:
     """Run `plan` (steps in a valid order) as a DAG; `outputs` holds earlier successes.
 
-    `on_record` sees each record as its step finishes (for streaming the audit trail live).
+    `on_record` sees each record as its step finishes (for streaming the audit trail live);
+    a step in `refused` (step id → why) fails with that reason without running.
     """
+    refused = refused or {}
     outputs = dict(outputs or {})
     limit = max(1, max_parallel)
     pending = list(plan)
@@ -110,7 +132,9 @@ async def run_plan(
                     break
                 if all(d in outputs for d in step_dependencies(step)):
                     pending.remove(step)
-                    task = asyncio.create_task(_run_step(registry, step, outputs, round_no))
+                    task = asyncio.create_task(
+                        _run_step(registry, step, outputs, round_no, refused.get(step["step_id"]))
+                    )
                     running[task] = step
         if not running:
             break  # what is left waits on a failed step (or on nothing after a failure)

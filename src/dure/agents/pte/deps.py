@@ -7,8 +7,12 @@ from dataclasses import dataclass
 from dure.agent import AgentContext
 from dure.llm import ModelSet
 from dure.settings import Settings
+from dure.tools.approval import Where
 from dure.tools.base import ToolRegistry
 from dure.tools.summarize import summarize_tool
+
+#: The agent's name (settings such as `approvals` are keyed by it).
+AGENT_NAME = "pte"
 
 #: The tools a plan may name (its allow-list); a plan naming any other tool fails closed.
 PLAN_TOOLS = (
@@ -28,6 +32,8 @@ class Deps:
     settings: Settings
     models: ModelSet
     tools: ToolRegistry
+    #: Where the turn runs (`local` / `server` / `shared`: `dure.tools.approval`).
+    where: Where = "local"
 
     @classmethod
     def from_context(cls, ctx: AgentContext) -> Deps:
@@ -46,4 +52,4 @@ class Deps:
                 for n in PLAN_TOOLS
                 if n in shared or n in own
             )
-        return cls(ctx.settings, ctx.models, tools)
+        return cls(ctx.settings, ctx.models, tools, ctx.options.get("where", "local"))

@@ -12,8 +12,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from dure.agents.pte import prompts
-from dure.agents.pte.dag import run_plan, successful_outputs
-from dure.agents.pte.deps import Deps
+from dure.agents.pte.dag import planned_args, run_plan, successful_outputs
+from dure.agents.pte.deps import AGENT_NAME, Deps
 from dure.agents.pte.plan import FailClosed, compile_plan
 from dure.agents.pte.state import PTEState, step_sources
 from dure.errors import ErrorCode
@@ -31,6 +31,7 @@ from dure.korean.decision import DECIDED_BY_LABEL
 from dure.korean.intent import decide_intent
 from dure.llm import StructuredOutputError
 from dure.tags import ANSWER_TAG
+from dure.tools.approval import approve, policy
 
 #: Messages of earlier turns shown to the models.
 PROMPT_HISTORY = 10
@@ -140,13 +141,28 @@ async def executor(state: PTEState, *, deps: Deps) -> PTEState:
             )
         )
 
+    outputs = successful_outputs(past)
+    # Every approval first (resuming re-runs this node, so no step may have run before).
+    # Results already collected this turn may be steering a re-plan: on a server, asked.
+    where = deps.where
+    verdicts = approve(
+        [(s["tool"], planned_args(deps.tools, s, outputs)) for s in plan],
+        deps.tools,
+        [policy(deps.settings, AGENT_NAME, deps.tools, s["tool"], where, bool(past)) for s in plan],
+    )
+    refused = {s["step_id"]: v.refused for s, v in zip(plan, verdicts, strict=True) if v.refused}
+    plan = [
+        s if v.refused or v.args == planned_args(deps.tools, s, outputs) else {**s, "input": v.args}
+        for s, v in zip(plan, verdicts, strict=True)
+    ]
     run = await run_plan(
         plan,
         deps.tools,
-        outputs=successful_outputs(past),
+        outputs=outputs,
         max_parallel=limit,
         round_no=state.get("replan_count", 0),
         on_record=stream,
+        refused=refused,
     )
     return {"past_steps": [*past, *run.records], "plan": run.remaining}
 
