@@ -10,13 +10,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+from langchain_core.messages import AIMessage
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from dure.llm import ModelSet
 from dure.server import create_app
 from dure.server.keys import create_key
 from dure.settings import Settings
-from dure.testing import Call, ScriptedChatModel
+from dure.testing import Call, ScriptedChatModel, tool_call
 from server_agents import EXTRA_AGENTS
 from server_support import live_server
 
@@ -43,9 +44,15 @@ LUNCH = "을지로에서 드시기 좋은 곳을 골랐어요."
 SUM = "12+30은 **42**입니다."
 
 
-def scripted(call: Call) -> str | dict[str, object]:
+def scripted(call: Call) -> str | dict[str, object] | AIMessage:
     """The scripted model behind the shipped agents, by node: the task agent's question draft
-    and answer, plan-then-execute's intent, plan and answer, the contract agent's answer."""
+    and answer, plan-then-execute's intent, plan and answer, the assistant's python_repl call
+    and its answer from the tool's result, the contract agent's answer."""
+    if call.node == "agent":
+        last = call.messages[-1]
+        if last.type == "tool":
+            return f"파이썬으로 계산한 결과는 {str(last.content).strip()}입니다."
+        return tool_call("python_repl", code="print(6 * 7)")
     if call.node == "qa_agent":
         return {
             "pattern": "ASK",
@@ -234,6 +241,28 @@ def test_plan_then_execute_shows_its_audit_trail(
     expect(audit.locator(".badge")).to_have_text("성공")
     expect(audit.locator(".muted")).to_have_text("42")
     page.screenshot(path=ARTIFACTS / "desktop-pte-audit.png")
+    page.close()
+
+
+def test_a_tool_waits_for_approval_with_edited_arguments(
+    server: tuple[str, str, Settings], browser: Browser
+) -> None:
+    """On a shared server the assistant's python_repl call is shown for approval; the user
+    edits the code and approves; the real sandbox runs the edited code."""
+    url, key, _ = server
+    page = open_app(browser, url, key, 1280, 860)
+    new_chat(page, "범용 어시스턴트 (문서 검색 · 도구 · 대화 기억)")
+    ask(page, "6 곱하기 7을 파이썬으로 계산해 줘")
+    card = page.locator(".approval")
+    expect(card).to_contain_text("도구 실행 승인: python_repl", timeout=60_000)
+    expect(card.locator("textarea")).to_have_value('{\n  "code": "print(6 * 7)"\n}')
+    card.locator("textarea").fill('{"code": "print(6 * 8)"}')
+    page.screenshot(path=ARTIFACTS / "desktop-approval.png")
+    card.get_by_role("button", name="수정해서 승인").click()
+    expect(page.locator(".exchange .answer").last).to_have_text(
+        "파이썬으로 계산한 결과는 48입니다.", timeout=60_000
+    )
+    expect(page.locator(".approval")).to_have_count(0)
     page.close()
 
 

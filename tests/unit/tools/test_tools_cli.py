@@ -49,3 +49,14 @@ def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.strip().startswith("오류: --args가 올바른 JSON이 아닙니다")
     assert "Traceback" not in result.stderr
+
+
+def test_approvals_from_the_settings_apply_as_to_the_assistant(tmp_path: Path) -> None:
+    """`ask` needs --approve (no terminal to ask on here), `deny` never runs."""
+    call = ("tools", "call", "python_repl", "--args", '{"code": "print(7)"}', "--json")
+    asked = dure(tmp_path, *call, DURE_APPROVALS__ASSISTANT__PYTHON_REPL="ask")
+    assert asked.returncode == 2 and "--approve" in asked.stderr
+    approved = dure(tmp_path, *call, "--approve", DURE_APPROVALS__ASSISTANT__PYTHON_REPL="ask")
+    assert approved.returncode == 0 and json.loads(approved.stdout)["content"].strip() == "7"
+    denied = dure(tmp_path, *call, "--approve", DURE_APPROVALS__ASSISTANT__PYTHON_REPL="deny")
+    assert denied.returncode == 1 and "허용하지 않습니다" in json.loads(denied.stdout)["content"]

@@ -169,7 +169,36 @@ class Exchange {
     if (e.type === "sources") return this.setSources(e.content);
     if (e.type === "slots") showSlots(e.content, e.missing);
     if (e.type === "tool_result" && e.step) addAudit(e.step, this.turn.message, e.tool);
+    if (e.type === "question" && e.approval && !this.finished) this.showApproval(e.approval);
     this.addStep(e);
+  }
+
+  // A tool's side effect waits for a yes: approve, reject, or approve with edited arguments.
+  showApproval(request) {
+    const args = el("textarea", { class: "approval-args", rows: 4, "aria-label": "도구 인자 (JSON)" });
+    args.value = JSON.stringify(request.args, null, 2);
+    const problem = el("div", { class: "muted" });
+    const answer = (reply) => { card.remove(); send(reply); };
+    const edited = () => {
+      try {
+        answer(JSON.stringify({ approve: true, args: JSON.parse(args.value) }));
+      } catch (err) {
+        problem.textContent = `인자가 올바른 JSON이 아닙니다: ${err.message}`;
+      }
+    };
+    const card = el(
+      "div",
+      { class: "approval", role: "group", "aria-label": "도구 실행 승인" },
+      el("b", {}, `도구 실행 승인: ${request.tool}`),
+      el("div", { class: "muted" }, request.why || ""),
+      args,
+      problem,
+      el("div", { class: "approval-buttons" },
+        el("button", { type: "button", class: "primary", onclick: () => answer("승인") }, "승인"),
+        el("button", { type: "button", onclick: () => answer("거절") }, "거절"),
+        el("button", { type: "button", onclick: edited }, "수정해서 승인")),
+    );
+    this.reply.append(card);
   }
 
   addStep(e) {
