@@ -226,6 +226,9 @@ def _register_commands() -> None:
 
 def main() -> None:
     """Entry point: user-fixable errors become one line and exit code 2, never a traceback."""
+    from dure.privacy import install_log_masking
+
+    install_log_masking()
     try:
         _register_commands()
         app()

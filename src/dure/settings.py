@@ -179,6 +179,14 @@ class UnderstandingSettings(BaseModel):
     )
 
 
+class PrivacySettings(BaseModel):
+    """Personal data (`dure.privacy`): resident, phone, card and account numbers."""
+
+    allow_remote: bool = Field(
+        False, description="send them unmasked to a model provider that is not on this machine"
+    )
+
+
 class ServerSettings(BaseModel):
     """HTTP server."""
 
@@ -231,6 +239,7 @@ class Settings(BaseSettings):
         extra="ignore",
     )
 
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     #: Per agent and tool: `allow`, `ask` (an approval question) or `deny` (tools/approval.py).
     approvals: dict[str, dict[str, Literal["allow", "ask", "deny"]]] = Field(default_factory=dict)
     provider: Literal["local", "openai"] = "local"

@@ -29,6 +29,8 @@ from dure.errors import DureError
 from dure.llm.cache import SQLiteLLMCache
 from dure.llm.constrained import new_call_id
 from dure.llm.toolcalls import as_tool_call_chunks
+from dure.netloc import is_local_url
+from dure.privacy import mask_value
 from dure.settings import Role, Settings
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -199,6 +201,8 @@ class OpenAICompatChatModel(ChatOpenAI):
 
     #: How `dure.llm.structured` asks for JSON ("json_schema", or "json_object" + schema).
     json_mode: str = "json_schema"
+    #: Mask personal numbers in every request (`dure.privacy`): a provider off this machine.
+    mask_personal: bool = False
     _async_loop: Any = PrivateAttr(default=None)
 
     def _async_client_for_this_loop(self) -> None:
@@ -225,6 +229,12 @@ class OpenAICompatChatModel(ChatOpenAI):
             schema = (fmt.get("json_schema") or {}).get("schema")
             return {**kwargs, "response_format": {"type": "json_object", "schema": schema}}
         return kwargs
+
+    def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> dict:
+        payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
+        if self.mask_personal:  # contents and tool-call arguments, whatever the role
+            payload["messages"] = mask_value(payload.get("messages", []))
+        return payload
 
     def _server(self) -> str:
         return self.openai_api_base or OPENAI_BASE_URL
@@ -355,6 +365,7 @@ def openai_chat_model(
         stream_usage=True,  # usage in streams too: budgets count tokens
         json_mode=settings.json_mode,
         cache=cache,
+        mask_personal=not settings.privacy.allow_remote and not is_local_url(_base_url(settings)),
     )
 
 

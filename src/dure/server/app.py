@@ -25,9 +25,11 @@ import dure
 from dure.agents import UnknownAgentError
 from dure.errors import DureError
 from dure.llm import ModelSet
+from dure.netloc import is_loopback
+from dure.privacy import install_log_masking
 from dure.server.database import open_storage
 from dure.server.documents import DocumentNotFoundError, UnsupportedTypeError
-from dure.server.guard import FailedKeys, LocalOnly, SecurityHeaders, is_loopback
+from dure.server.guard import FailedKeys, LocalOnly, SecurityHeaders
 from dure.server.routes import documents, openai, system, threads
 from dure.server.turns import ServerBusyError, TurnBusyError, Turns
 from dure.settings import Settings, get_settings
@@ -131,6 +133,7 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
     """The Dure server. `models` replaces the configured chat models (tests pass scripted ones)."""
     settings = settings or get_settings()
     check_auth_setting(settings)
+    install_log_masking()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import threading
 import time
 from collections import deque
@@ -22,7 +21,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-LOOPBACK_NAMES = {"localhost"}
+from dure.netloc import is_loopback
+
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -36,16 +36,6 @@ _HEADERS = (
     (b"referrer-policy", b"no-referrer"),
 )
 LOCAL_ONLY = "인증이 꺼진 서버는 이 컴퓨터에서만 쓸 수 있습니다"
-
-
-def is_loopback(host: str) -> bool:
-    """Only this machine can reach `host` (a name or an address, IPv6 with or without [])."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _hostname(netloc: str) -> str:
