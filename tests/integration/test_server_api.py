@@ -154,8 +154,18 @@ def test_json_answer_and_history(make_client) -> None:
     assert roles == ["user", "assistant", "user", "assistant"]
     assert client.get("/threads", headers=headers).json()["threads"][0]["id"] == tid
 
+    db = client.app.state.turns.store.db
+
+    def rows(table: str) -> int:
+        found = client.portal.call(
+            db.fetchone, f"SELECT count(*) AS n FROM {table} WHERE thread_id = ?", (tid,)
+        )
+        return int(found["n"])
+
+    assert rows("checkpoints") > 0 and rows("dure_turns") == 2
     assert client.delete(f"/threads/{tid}", headers=headers).status_code == 204
     assert client.get(f"/threads/{tid}", headers=headers).status_code == 404
+    assert [rows(t) for t in ("checkpoints", "writes", "dure_turns")] == [0, 0, 0]  # purged
 
 
 def test_question_then_answer_completes_the_task(make_client) -> None:
