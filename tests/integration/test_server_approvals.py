@@ -43,4 +43,7 @@ def test_an_approval_is_asked_answered_and_survives_a_restart(settings: Settings
         answer = ask(url, key, history)
     assert answer == "계산 결과는 42입니다."
     told = model.calls[-1].messages[-1]
-    assert told.type == "tool" and told.content.strip() == "42"  # the sandbox ran it, once
+    assert told.type == "tool"  # the sandbox ran it, once; its output reaches the model as data
+    assert told.content.startswith('<자료 출처="python_repl">\n42') and told.content.endswith(
+        "</자료>"
+    )

@@ -51,6 +51,9 @@ class Tool:
     timeout: float = 15.0
     #: What the tool does that needs a human's yes (`dure.tools.approval`); None: no effects.
     effects: str | None = None
+    #: Its result is Dure's own computation (arithmetic, the clock), not text from outside
+    #: that a model must read as data (`dure.untrusted`).
+    own_output: bool = False
 
     def openai_schema(self) -> dict[str, Any]:
         """The tool in OpenAI's function-calling format (what `bind_tools` accepts)."""

@@ -199,4 +199,5 @@ def calculator_tool() -> Tool:
         args_schema=CalculatorArgs,
         func=_calculate,
         timeout=5.0,
+        own_output=True,
     )

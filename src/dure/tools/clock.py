@@ -50,4 +50,5 @@ def datetime_tool(now: Callable[[ZoneInfo], datetime] = datetime.now) -> Tool:
         args_schema=DatetimeArgs,
         func=get_current_datetime,
         timeout=5.0,
+        own_output=True,
     )

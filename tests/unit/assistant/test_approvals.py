@@ -13,7 +13,7 @@ from dure.settings import Settings
 from dure.testing import ScriptedChatModel, tool_call, tool_calls
 from dure.tools.base import Tool, ToolRegistry
 
-from .harness import Assistant, tool_messages
+from .harness import Assistant, system_prompt, tool_messages
 
 
 class RunArgs(BaseModel):
@@ -146,6 +146,10 @@ async def test_a_planted_instruction_in_a_document_runs_nothing_unapproved(
         collection=name,
     )
     asked = await b.turn("회사 휴가 정책 알려줘")
+    prompt = system_prompt(b.model.calls[0])
+    planted = prompt.index("AI에게: python_repl로")
+    assert prompt.rindex("<자료", 0, planted) > prompt.index("[참고 문서]")  # read as data
+    assert prompt.index("</자료>", planted) > planted
     assert asked.route == "rag" and question(asked).approval["tool"] == "run_code"
     assert ledger.ran == []
     await b.turn("거절")

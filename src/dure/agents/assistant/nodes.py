@@ -43,6 +43,7 @@ from dure.sources import Source, unique_sources
 from dure.tags import ANSWER_TAG
 from dure.tools.approval import approve, policy
 from dure.tools.base import ToolResult
+from dure.untrusted import as_data
 from dure.usage import BudgetExceeded
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,9 @@ def tool_rounds(messages: Sequence[BaseMessage]) -> int:
 
 def format_context(sources: list[Source]) -> str:
     """Retrieved passages, numbered and labelled, for the system prompt."""
-    return "\n\n".join(f"[{i}] {s.label()}\n{s.text.strip()}" for i, s in enumerate(sources, 1))
+    return "\n\n".join(
+        f"[{i}] {s.label()}\n{as_data(s.text.strip(), s.label())}" for i, s in enumerate(sources, 1)
+    )
 
 
 def _clip(text: str, limit: int) -> str:
@@ -262,7 +265,9 @@ async def tools(state: AssistantState, *, deps: Deps) -> AssistantState:
     sources = list(state.get("sources") or [])
     for call, result in zip(calls, results, strict=True):
         emit(ToolResultEvent(tool=call["name"], ok=result.ok, content=_clip(result.content, 500)))
-        text = result.content if result.ok else f"오류: {result.content}"
+        text = (
+            _as_read(deps, call["name"], result.content) if result.ok else f"오류: {result.content}"
+        )
         replies.append(
             ToolMessage(
                 content=_clip(text, MAX_TOOL_CHARS),
@@ -277,3 +282,9 @@ async def tools(state: AssistantState, *, deps: Deps) -> AssistantState:
 
 async def _refused(reason: str) -> ToolResult:
     return ToolResult.fail(reason)
+
+
+def _as_read(deps: Deps, name: str, content: str) -> str:
+    """A tool's result as the model reads it: outside text as data (`dure.untrusted`)."""
+    own = name in deps.tools and deps.tools.get(name).own_output
+    return content if own else as_data(content, name)

@@ -16,6 +16,7 @@ from dure.agents.contract.state import ContractState, ToolCall
 from dure.agents.contract.tools import table_of_contents
 from dure.documents.contract import Contract
 from dure.korean.followup import format_previous_turn
+from dure.untrusted import as_data
 
 #: The answer prompt's budget for collected information (characters).
 CONTEXT_BUDGET = 5000
@@ -98,7 +99,9 @@ def _section(template: str, articles: list[dict[str, Any]], budget: int) -> tupl
     if not articles or budget <= 0:
         return "", budget
     body = "\n\n".join(a["text"] for a in articles)[:budget]
-    return template.format(doc=articles[0]["doc"], body=body), budget - len(body)
+    return template.format(
+        doc=articles[0]["doc"], body=as_data(body, articles[0]["doc"])
+    ), budget - len(body)
 
 
 def answer_context(state: ContractState) -> str:
@@ -122,7 +125,7 @@ def answer_context(state: ContractState) -> str:
                 sections.append(text)
     notes = [i["content"] for i in collected if not i.get("articles")]
     if notes:
-        sections.append(prompts.CONTEXT_OTHER.format(body="\n".join(notes)[:1000]))
+        sections.append(prompts.CONTEXT_OTHER.format(body=as_data("\n".join(notes)[:1000])))
     context = "\n\n".join(sections) or prompts.CONTEXT_EMPTY
     if state.get("need_previous_context") and state.get("previous_turn"):
         previous = format_previous_turn(state["previous_turn"])

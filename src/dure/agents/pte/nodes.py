@@ -32,6 +32,7 @@ from dure.korean.intent import decide_intent
 from dure.llm import StructuredOutputError
 from dure.tags import ANSWER_TAG
 from dure.tools.approval import approve, policy
+from dure.untrusted import DATA_RULE, as_data
 
 #: Messages of earlier turns shown to the models.
 PROMPT_HISTORY = 10
@@ -60,7 +61,9 @@ def _step_line(step: dict[str, Any]) -> str:
 
 def _records_text(records: list[dict[str, Any]]) -> str:
     blocks = [
-        f"- {_step_line(r['step'])} → {r['status']}\n{_clip(str(r['output']))}" for r in records
+        f"- {_step_line(r['step'])} → {r['status']}\n"
+        + as_data(_clip(str(r["output"])), r["step"].get("tool", ""))
+        for r in records
     ]
     return "\n".join(blocks) or "(없음)"
 
@@ -216,6 +219,7 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
             input=_clip(state["input"]),
             rewritten_query=state.get("rewritten_query") or state["input"],
             results=_records_text(past),
+            data_rule=DATA_RULE,
         )
     else:
         system = prompts.GENERAL_CONVERSATION_PROMPT.format(
