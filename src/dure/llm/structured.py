@@ -16,6 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ValidationError
 
+from dure.llm.budget import token_budget
+
 T = TypeVar("T", bound=BaseModel)
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -62,9 +64,27 @@ def validate(schema: type[T], text: str) -> T:
 
 
 def _bound(model: BaseChatModel, schema: type[BaseModel], max_tokens: int | None) -> Any:
-    fmt = response_format(model, schema.model_json_schema(), schema.__name__)
-    limit = {"max_tokens": max_tokens} if max_tokens else {}
-    return model.bind(response_format=fmt, **limit)
+    """The model bound to the schema and to `max_tokens`, by default the schema's own budget
+    (`UnboundedSchemaError` when it has none and none is given)."""
+    json_schema = schema.model_json_schema()
+    fmt = response_format(model, json_schema, schema.__name__)
+    return model.bind(response_format=fmt, max_tokens=_limit(schema, max_tokens))
+
+
+def _limit(schema: type[BaseModel], max_tokens: int | None) -> int:
+    return max_tokens or token_budget(schema.model_json_schema())
+
+
+def _checked(schema: type[T], reply: Any, limit: int) -> T:
+    """`validate`, saying so plainly when the reply stopped at the token limit."""
+    text = _text(reply)
+    used = (getattr(reply, "usage_metadata", None) or {}).get("output_tokens", 0)
+    try:
+        return validate(schema, text)
+    except StructuredOutputError as e:
+        if used >= limit:
+            raise StructuredOutputError(f"reply cut off at max_tokens {limit}", text) from e
+        raise
 
 
 def generate_structured(
@@ -78,18 +98,18 @@ def generate_structured(
 ) -> T:
     """One structured call (plus, if `repair`, one retry that shows the model its mistake).
 
-    `max_tokens` bounds the reply; a reply cut off by it is not valid JSON and fails closed.
+    `max_tokens` bounds the reply (default: the schema's own budget, `dure.llm.budget`); a reply
+    cut off by it is not valid JSON and fails closed, saying it was cut off.
     """
-    reply = _bound(model, schema, max_tokens).invoke(messages, config=config)
+    limit = _limit(schema, max_tokens)
+    reply = _bound(model, schema, limit).invoke(messages, config=config)
     try:
-        return validate(schema, _text(reply))
+        return _checked(schema, reply, limit)
     except StructuredOutputError as first:
         if not repair:
             raise
         retry = [*messages, reply, HumanMessage(REPAIR_PROMPT.format(error=first.reason))]
-        return validate(
-            schema, _text(_bound(model, schema, max_tokens).invoke(retry, config=config))
-        )
+        return _checked(schema, _bound(model, schema, limit).invoke(retry, config=config), limit)
 
 
 async def agenerate_structured(
@@ -102,15 +122,16 @@ async def agenerate_structured(
     max_tokens: int | None = None,
 ) -> T:
     """Async `generate_structured`."""
-    reply = await _bound(model, schema, max_tokens).ainvoke(messages, config=config)
+    limit = _limit(schema, max_tokens)
+    reply = await _bound(model, schema, limit).ainvoke(messages, config=config)
     try:
-        return validate(schema, _text(reply))
+        return _checked(schema, reply, limit)
     except StructuredOutputError as first:
         if not repair:
             raise
         retry = [*messages, reply, HumanMessage(REPAIR_PROMPT.format(error=first.reason))]
-        bound = _bound(model, schema, max_tokens)
-        return validate(schema, _text(await bound.ainvoke(retry, config=config)))
+        bound = _bound(model, schema, limit)
+        return _checked(schema, await bound.ainvoke(retry, config=config), limit)
 
 
 def _text(reply: BaseMessage | Any) -> str:

@@ -7,16 +7,17 @@ from typing import Any, Literal
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from dure.llm import StructuredOutputError, agenerate_structured, generate_structured
+from dure.llm.budget import UnboundedSchemaError, token_budget
 from dure.llm.structured import REPAIR_PROMPT, response_format
 from dure.testing import ScriptedChatModel
 
 
 class Route(BaseModel):
     route: Literal["rag", "agent"]
-    reason: str
+    reason: str = Field(max_length=80)
 
 
 QUESTION = [HumanMessage("계약 해지 조건이 뭐야?")]
@@ -112,3 +113,30 @@ def test_response_format_follows_the_models_json_mode() -> None:
         "schema": schema,
     }
     assert response_format(SimpleNamespace(), schema, "Route")["type"] == "json_schema"  # type: ignore[arg-type]
+
+
+class Unbounded(BaseModel):
+    route: Literal["rag", "agent"]
+    reasoning: str  # no maxLength: a model could ramble until the context ends
+
+
+async def test_an_unbounded_schema_is_refused_before_any_call() -> None:
+    model = ScriptedChatModel([{"route": "rag", "reasoning": "계약서 질문"}])
+    with pytest.raises(UnboundedSchemaError, match="reasoning"):
+        await agenerate_structured(model, QUESTION, Unbounded)
+    assert model.calls == []
+    await agenerate_structured(model, QUESTION, Unbounded, max_tokens=64)  # bounded by the call
+    assert model.calls[0].max_tokens == 64
+
+
+async def test_every_call_is_bounded_by_its_schema() -> None:
+    model = ScriptedChatModel([GOOD])
+    await agenerate_structured(model, QUESTION, Route)
+    assert model.calls[0].max_tokens == token_budget(Route.model_json_schema())
+    assert 80 < model.calls[0].max_tokens < 140  # "agent" + 80 characters + the JSON around
+
+
+async def test_a_reply_cut_off_at_the_limit_says_so() -> None:
+    model = ScriptedChatModel(['{"route": "rag", "reason": "계약서의 해지 조항과 위약금 조항을'])
+    with pytest.raises(StructuredOutputError, match="cut off at max_tokens 8"):
+        await agenerate_structured(model, QUESTION, Route, max_tokens=8)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from dure.agents.contract import prompts, rules
 from dure.agents.contract.bookkeeping import absorb, model_tool_calls, select_tools
@@ -64,8 +64,8 @@ class Judgement(BaseModel):
     """The evaluator's JSON."""
 
     is_sufficient: bool
-    reasoning: str = ""
-    missing_info: str | None = None
+    reasoning: str = Field("", max_length=120)  # one short sentence at most
+    missing_info: str | None = Field(None, max_length=120)
 
 
 def _finish(text: str, error_code: ErrorCode | None = None) -> ContractState:

@@ -30,7 +30,15 @@ _REF = re.compile(r"^step_([0-9]+)$")
 #: A reference to an earlier step's output; the pattern is also in the JSON schema, so
 #: constrained decoding can only write well-formed references (`[0-9]`, not `\d`: llama.cpp's
 #: grammar parser rejects `\d`).
-StepRef = Annotated[str, Field(pattern=_REF.pattern)]
+StepRef = Annotated[str, Field(pattern=_REF.pattern, max_length=12)]
+#: A plan's reply: eight short steps fit (the schema's own worst case is far larger).
+PLAN_MAX_TOKENS = 512
+#: A literal input's length, and the arguments an input object may name (a plan stays short).
+INPUT_CHARS = 200
+ToolArgs = Annotated[
+    dict[str, Annotated[str, Field(max_length=INPUT_CHARS)] | int | float | bool | None],
+    Field(max_length=4),
+]
 
 #: The fail-closed table: code → the label that starts the error message.
 FAIL_CLOSED: dict[ErrorCode, str] = {
@@ -70,11 +78,11 @@ class PlanStep(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     step_id: int = Field(ge=1, description="단계 번호 (1부터, 계획 안에서 유일)")
-    tool: str = Field(description="사용할 도구 이름")
-    input: str | dict[str, Any] | None = Field(
+    tool: str = Field(max_length=40, description="사용할 도구 이름")
+    input: Annotated[str, Field(max_length=INPUT_CHARS)] | ToolArgs | None = Field(
         None, description="도구 입력: 문자열, 또는 인자 이름→값 객체"
     )
-    input_from: StepRef | list[StepRef] | None = Field(
+    input_from: StepRef | Annotated[list[StepRef], Field(max_length=MAX_STEPS)] | None = Field(
         None, description='앞 단계의 출력을 입력으로 쓸 때: "step_1" (여러 개면 목록)'
     )
 
@@ -162,9 +170,13 @@ async def compile_plan(
 ) -> list[dict[str, Any]]:
     """One structured LLM call → a checked plan, or `FailClosed` (never a guessed plan)."""
     try:
-        parsed = await agenerate_structured(model, messages, plan_schema(tuple(allowed)))
+        parsed = await agenerate_structured(
+            model, messages, plan_schema(tuple(allowed)), max_tokens=PLAN_MAX_TOKENS
+        )
     except StructuredOutputError as e:
         if e.reason == "invalid JSON":
             raise FailClosed(ErrorCode.INVALID_JSON) from e
+        if e.reason.startswith("reply cut off"):
+            raise FailClosed(ErrorCode.INVALID_JSON, e.reason) from e
         raise FailClosed(ErrorCode.SCHEMA, _schema_detail(e)) from e
     return check_plan(parsed, allowed, done)

@@ -14,7 +14,7 @@ from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from dure.agents.tasks import prompts
 from dure.agents.tasks.intents import GENERAL, INTENTS, get_intent, task_intents
@@ -29,7 +29,7 @@ How = Literal["rules", "continue", "slots", "llm", "fallback"]
 class IntentChoice(BaseModel):
     """The model's classification."""
 
-    intent: str
+    intent: str = Field(max_length=40)
 
 
 @dataclass

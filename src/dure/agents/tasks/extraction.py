@@ -27,6 +27,10 @@ def empty_slots(conv: ConversationState, schema: IntentSchema) -> list[str]:
     return [s.name for s in schema.slots if not is_filled(conv.slots.get(s.name))]
 
 
+#: The longest phrase the model may quote for one slot.
+PHRASE_CHARS = 80
+
+
 async def llm_fill(
     text: str,
     conv: ConversationState,
@@ -40,7 +44,8 @@ async def llm_fill(
     if not empty:
         return []
     fields: dict[str, Any] = {
-        name: (str | None, Field(None, description=spec.label)) for name, spec in specs.items()
+        name: (str | None, Field(None, description=spec.label, max_length=PHRASE_CHARS))
+        for name, spec in specs.items()
     }
     phrases = await agenerate_structured(
         model,

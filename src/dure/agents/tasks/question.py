@@ -15,7 +15,7 @@ from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from dure.agents.tasks import prompts
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, display_date
@@ -35,8 +35,8 @@ class QuestionDraft(BaseModel):
     """What the LLM returns."""
 
     pattern: Pattern = "ASK"
-    acknowledgement: str = ""
-    question: str
+    acknowledgement: str = Field("", max_length=120)
+    question: str = Field(max_length=200)
 
 
 @dataclass
