@@ -4,6 +4,7 @@ server on loopback with the scripted test agents. Screenshots go to tests/artifa
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,8 +51,9 @@ def scripted(call: Call) -> str | dict[str, object] | AIMessage:
     and its answer from the tool's result, the contract agent's answer."""
     if call.node == "agent":
         last = call.messages[-1]
-        if last.type == "tool":
-            return f"파이썬으로 계산한 결과는 {str(last.content).strip()}입니다."
+        if last.type == "tool":  # the tool's output, read out of its data delimiters
+            output = re.sub(r"</?자료[^>]*>", "", str(last.content)).strip()
+            return f"파이썬으로 계산한 결과는 {output}입니다."
         return tool_call("python_repl", code="print(6 * 7)")
     if call.node == "qa_agent":
         return {
