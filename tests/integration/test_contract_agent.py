@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from dure.agent import AgentContext
 from dure.agents.contract import AGENT
-from dure.events import SourcesEvent, stream_turn
+from dure.events import EvaluationResult, SourcesEvent, stream_turn
 from dure.llm import ModelSet
 from dure.persistence import open_checkpointer
 from dure.settings import Settings
@@ -67,6 +67,33 @@ async def test_paraphrase_uses_real_search(keyword_settings):
     assert events[-1].usage.llm_calls == 3
     assert [s.article_no for s in events[-1].sources] == ["제15조"]
     assert "제15조 (지체상금)" in model.calls[1].prompt  # the evaluator saw the article
+
+
+async def test_a_clear_search_lead_answers_without_the_evaluator(settings: Settings) -> None:
+    """Hybrid search (e5 + Kiwi BM25, z-score fusion) puts 제15조 far ahead: no evaluator call."""
+    from dure.retrieval import open_collection
+
+    library = open_collection(
+        f"lead{abs(hash(str(settings.data_dir))) % 10**6}", settings, store="memory", dense=True
+    )
+    model = ScriptedChatModel(
+        [
+            tool_call("hybrid_search", query="납품 지연 지체상금"),
+            "제15조(지체상금)에 따라 지체일수마다 지체상금을 냅니다.",
+        ]
+    )
+    events = await run_turn(
+        settings,
+        model,
+        "t",
+        "개발이 늦어지면 벌금 같은 거 물어야 돼?",
+        contract=SOFTWARE,
+        library=library,
+    )
+    assert [c.node for c in model.calls] == ["planner", "respond"]
+    judged = next(e for e in events if isinstance(e, EvaluationResult))
+    assert judged.is_sufficient and "제15조" in judged.content
+    assert events[-1].sources[0].article_no == "제15조"
 
 
 async def test_standard_contract_is_kept_apart(keyword_settings):

@@ -146,3 +146,19 @@ async def test_standard_contract_lookup(registry):
     cid = empty.add_document(CONTRACT, kind="contract")
     none = await build_registry(empty, cid).run("lookup_standard_contract", {"query": "해지"})
     assert not none.ok and "--standard" in none.content
+
+
+def _searched(*scores: float, kind: str = "contract", tool: str = "hybrid_search") -> list[dict]:
+    sources = [
+        {"kind": kind, "article_no": f"제{i}조", "score": s} for i, s in enumerate(scores, 1)
+    ]
+    return [{"tool": tool, "ok": True, "sources": sources}]
+
+
+def test_a_clear_lead_in_the_search_settles_the_question() -> None:
+    assert "제1조" in (rules.clear_top_hit(_searched(4.8, 3.4, 3.3), 1.2) or "")
+    assert rules.clear_top_hit(_searched(4.8, 4.0), 1.2) is None  # too close to call
+    assert rules.clear_top_hit(_searched(4.8), 1.2) is None  # nothing to lead
+    assert rules.clear_top_hit(_searched(4.8, 3.0, kind="standard"), 1.2) is None
+    assert rules.clear_top_hit(_searched(4.8, 3.0, tool="get_article_by_title"), 1.2) is None
+    assert rules.clear_top_hit(_searched(4.8, 3.0), None) is None  # turned off

@@ -289,6 +289,11 @@ async def evaluator(state: ContractState, *, deps: Deps) -> ContractState:
     reason = rules.rule_sufficiency(
         question, state.get("explored_articles", []), deps.contract(state.get("contract_id"))
     )
+    # A clear lead in the first round's hybrid (z-score fused) search settles it too.
+    hybrid = getattr(deps.library, "dense", False) and deps.settings.search.fusion == "zscore"
+    if reason is None and count == 1 and hybrid:
+        margin = deps.settings.contract.sufficient_margin
+        reason = rules.clear_top_hit(state.get("collected_info", []), margin)
     if reason is not None:
         emit(EvaluationResult(is_sufficient=True, content=reason))
         entry = {

@@ -145,6 +145,21 @@ def rule_sufficiency(
     return f"질문이 지정한 조항({', '.join(requested)})을 모두 조회했습니다."
 
 
+def clear_top_hit(collected_info: list[dict[str, Any]], margin: float | None) -> str | None:
+    """Why the search already settled the question, or None: a hybrid search of the user's
+    contract ranked one article ahead of the next by at least `margin` (z-score fusion units;
+    None turns the rule off)."""
+    if margin is None:
+        return None
+    for info in collected_info:
+        if info.get("tool") != HYBRID_SEARCH or not info.get("ok"):
+            continue
+        ranked = [s for s in info["sources"] if s.get("kind") == "contract" and s.get("score")]
+        if len(ranked) >= 2 and ranked[0]["score"] - ranked[1]["score"] >= margin:
+            return f"검색 결과 {ranked[0]['article_no']}이(가) 다른 조항보다 뚜렷하게 앞섭니다."
+    return None
+
+
 def retrieved_sources(collected_info: list[dict[str, Any]]) -> list[Source]:
     """Every source the tools returned this turn, in order, without repeats."""
     return unique_sources(
