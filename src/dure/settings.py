@@ -40,6 +40,9 @@ class LocalModelSettings(BaseModel):
     n_ctx: int = 8192
     n_threads: int = Field(2, description="CPU threads for generation")
     max_tokens: int = 1024
+    #: KV states of earlier prompts kept in memory: a prompt that starts like one of them skips
+    #: evaluating that start (measured: an alternating 1,100-token prefix 17 s → 2 s). 0: off.
+    prompt_cache_mb: int = 2048
 
 
 class SearchSettings(BaseModel):

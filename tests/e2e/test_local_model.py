@@ -163,3 +163,14 @@ async def test_auto_tool_choice_streams_a_plain_answer(model):
     assert not message.tool_calls
     assert len(texts) > 1 and not any("{" in t or '"answer"' in t for t in texts)
     assert "".join(texts) == message.text
+
+
+async def test_prompts_are_kept_in_the_prompt_cache(model: LocalChatModel) -> None:
+    """Each finished prompt's state is kept (`local.prompt_cache_mb`), so a later prompt that
+    starts the same way — even after another prompt in between — skips evaluating that start."""
+    engine = model.engine()
+    cache = engine.llama.cache
+    assert cache is not None and cache.capacity_bytes == model.prompt_cache_mb * 2**20 > 0
+    for system in ("당신은 계약서 상담원입니다.", "당신은 검색 계획을 세우는 플래너입니다."):
+        await model.ainvoke([SystemMessage(system), HumanMessage("안녕")], max_tokens=2)
+    assert len(cache.cache_state) >= 2  # one state per prompt, keyed by its tokens

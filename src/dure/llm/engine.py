@@ -31,19 +31,21 @@ class Engine:
     load_seconds: float
 
 
-_engines: dict[tuple[str, int, int], Engine] = {}
+_engines: dict[tuple[str, int, int, int], Engine] = {}
 _engines_lock = threading.Lock()
 
 
-def load_engine(path: Path, n_ctx: int, n_threads: int, sha256: str | None) -> Engine:
+def load_engine(
+    path: Path, n_ctx: int, n_threads: int, sha256: str | None, prompt_cache_mb: int = 0
+) -> Engine:
     """The shared engine for a model file, loaded (and verified) on first use."""
-    key = (str(path), n_ctx, n_threads)
+    key = (str(path), n_ctx, n_threads, prompt_cache_mb)
     with _engines_lock:
         if key not in _engines:
             verify_model(path, sha256)
             if not _engines:
                 atexit.register(close_engines)
-            _engines[key] = _load(path, n_ctx, n_threads)
+            _engines[key] = _load(path, n_ctx, n_threads, prompt_cache_mb)
         return _engines[key]
 
 
@@ -61,9 +63,9 @@ def close_engines() -> None:
         _engines.clear()
 
 
-def _load(path: Path, n_ctx: int, n_threads: int) -> Engine:
+def _load(path: Path, n_ctx: int, n_threads: int, prompt_cache_mb: int) -> Engine:
     try:
-        from llama_cpp import Llama
+        from llama_cpp import Llama, LlamaRAMCache
         from llama_cpp.llama_chat_format import CHATML_CHAT_TEMPLATE, Jinja2ChatFormatter
     except ImportError as e:
         raise LocalModelError(
@@ -72,6 +74,12 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> Engine:
     started = time.perf_counter()
     # No chat_format: the prompt is built from the GGUF's own template below.
     llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+    if prompt_cache_mb > 0:
+        # The calls of a turn (and of a thread's turns) share long prefixes — system prompt,
+        # contract articles, history — but alternate between prompts, and llama.cpp itself only
+        # reuses the previous one. Each finished prompt's state is kept; the longest match is
+        # restored (least recently used ones go first).
+        llama.set_cache(LlamaRAMCache(capacity_bytes=prompt_cache_mb * 2**20))
     eos = llama.token_eos()
     bos = llama.token_bos()
     formatter = Jinja2ChatFormatter(

@@ -125,6 +125,7 @@ class LocalChatModel(BaseChatModel):
     n_ctx: int = 8192
     n_threads: int = 2
     max_tokens: int = 1024
+    prompt_cache_mb: int = 0
     temperature: float = 0.0  # deterministic: the LLM cache relies on it
     sha256: str | None = None  # expected hash; None accepts any valid GGUF
 
@@ -143,7 +144,9 @@ class LocalChatModel(BaseChatModel):
 
     def engine(self) -> Engine:
         """The loaded model (loading it on first use)."""
-        return load_engine(Path(self.model_path), self.n_ctx, self.n_threads, self.sha256)
+        return load_engine(
+            Path(self.model_path), self.n_ctx, self.n_threads, self.sha256, self.prompt_cache_mb
+        )
 
     def bind_tools(
         self,
@@ -351,6 +354,7 @@ def local_chat_model(
         n_ctx=settings.local.n_ctx,
         n_threads=settings.local.n_threads,
         max_tokens=settings.local.max_tokens,
+        prompt_cache_mb=settings.local.prompt_cache_mb,
         sha256=expected_sha256(settings),
         cache=cache,
     )
