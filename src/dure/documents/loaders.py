@@ -132,6 +132,7 @@ def _read_pdf(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, A
 
     # pypdf logs recoverable structure problems; the caller sees a DocumentError or text.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+    broken = (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError, RecursionError)
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted and not reader.decrypt(""):
@@ -153,15 +154,7 @@ def _read_pdf(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, A
         raise
     except LimitReachedError as e:  # a decompression bomb or an absurd object count
         raise DocumentError(f"{path.name}: PDF가 읽기 한도를 넘습니다 ({e}).") from e
-    except (
-        PyPdfError,
-        ValueError,
-        KeyError,
-        TypeError,
-        AttributeError,
-        OSError,
-        RecursionError,
-    ) as e:
+    except broken as e:
         raise DocumentError(
             f"{path.name}: PDF를 읽을 수 없습니다 — 손상되었거나 잘린 파일입니다 ({e})."
         ) from e
