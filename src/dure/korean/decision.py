@@ -6,12 +6,20 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import ParamSpec, Protocol, TypeVar
 
+from dure.events import Thinking
 from dure.usage import DecidedBy, current_tracker
 
-__all__ = ["DECIDED_BY_LABEL", "DecidedBy", "report", "reported"]
+__all__ = ["DecidedBy", "decision_event", "report", "reported"]
 
 #: How a decision was made, as the user sees it in a `thinking` event.
-DECIDED_BY_LABEL: dict[DecidedBy, str] = {"rule": "규칙", "embedding": "예문 유사도", "llm": "LLM"}
+_LABEL: dict[DecidedBy, str] = {"rule": "규칙", "embedding": "예문 유사도", "llm": "LLM"}
+
+
+def decision_event(step: str, decided_by: DecidedBy, verdict: str, reason: str) -> Thinking:
+    """The `thinking` line that reports a decision: "예문 유사도 판단: rag — 이유"."""
+    return Thinking(
+        step=step, content=f"{_LABEL[decided_by]} 판단: {verdict} — {reason}", decided_by=decided_by
+    )
 
 
 def report(decision: str, tier: DecidedBy) -> None:

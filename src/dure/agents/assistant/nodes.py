@@ -36,7 +36,7 @@ from dure.events import (
     ToolSelected,
     emit,
 )
-from dure.korean.decision import DECIDED_BY_LABEL
+from dure.korean.decision import decision_event
 from dure.korean.route import decide_route, tool_hint
 from dure.memory import compact, format_summary_for_prompt
 from dure.sources import Source, unique_sources
@@ -113,13 +113,7 @@ async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
         has_documents=collection is not None or "retriever" in deps.options,
         collection=collection,
     )
-    emit(
-        Thinking(
-            step="router",
-            content=f"{DECIDED_BY_LABEL[d.decided_by]} 판단: {d.route} — {d.reason}",
-            decided_by=d.decided_by,
-        )
-    )
+    emit(decision_event("router", d.decided_by, d.route, d.reason))
     return {"next_action": d.route}
 
 

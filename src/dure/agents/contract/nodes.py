@@ -37,7 +37,7 @@ from dure.events import (
     ToolSelected,
     emit,
 )
-from dure.korean.decision import DECIDED_BY_LABEL
+from dure.korean.decision import decision_event
 from dure.korean.followup import decide_followup
 from dure.korean.scope import decide_scope
 from dure.llm import StructuredOutputError, agenerate_structured
@@ -117,13 +117,7 @@ async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
         "reason": result.reason,
     }
     verdict = _KIND_LABEL.get(result.kind, result.kind)
-    emit(
-        Thinking(
-            step="scope_validator",
-            content=f"{DECIDED_BY_LABEL[result.decided_by]} 판단: {verdict} — {result.reason}",
-            decided_by=result.decided_by,
-        )
-    )
+    emit(decision_event("scope_validator", result.decided_by, verdict, result.reason))
     if not result.in_scope:
         return {
             "previous_turn": previous,
@@ -152,13 +146,7 @@ async def check_previous_context(state: ContractState, *, deps: Deps) -> Contrac
     }
     if previous:
         verdict = "이전 대화 필요" if d.refers_to_previous else "이전 대화 불필요"
-        emit(
-            Thinking(
-                step="check_previous_context",
-                content=f"{DECIDED_BY_LABEL[d.decided_by]} 판단: {verdict} — {d.reason}",
-                decided_by=d.decided_by,
-            )
-        )
+        emit(decision_event("check_previous_context", d.decided_by, verdict, d.reason))
     return {
         "need_previous_context": d.refers_to_previous,
         "decision_log": [*state.get("decision_log", []), entry],

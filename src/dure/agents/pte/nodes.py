@@ -27,7 +27,7 @@ from dure.events import (
     ToolSelected,
     emit,
 )
-from dure.korean.decision import DECIDED_BY_LABEL
+from dure.korean.decision import decision_event
 from dure.korean.intent import decide_intent
 from dure.llm import StructuredOutputError
 from dure.tags import ANSWER_TAG
@@ -88,14 +88,8 @@ async def intent_classifier(state: PTEState, *, deps: Deps) -> PTEState:
         )
     except StructuredOutputError as e:  # fail closed: no guessed intent
         return FailClosed(ErrorCode.INTENT, e.reason).update()
-    tool_note = "도구 필요" if d.needs_tool else "도구 불필요"
-    emit(
-        Thinking(
-            step="intent_classifier",
-            content=f"의도: {d.intent} · {tool_note} · 질문: {d.rewritten_query} ({DECIDED_BY_LABEL[d.decided_by]})",
-            decided_by=d.decided_by,
-        )
-    )
+    verdict = f"{d.intent} · {'도구 필요' if d.needs_tool else '도구 불필요'}"
+    emit(decision_event("intent_classifier", d.decided_by, verdict, f"질문: {d.rewritten_query}"))
     return {"intent": d.intent, "rewritten_query": d.rewritten_query, "needs_tool": d.needs_tool}
 
 
