@@ -38,7 +38,15 @@ def collection_for(owner: str, name: str) -> str:
     """The key's private name for a collection (shared names only without authentication)."""
     if not COLLECTION_NAME.match(name):
         raise DureError("컬렉션 이름은 한글, 영문, 숫자, _, - 로 1~64자여야 합니다.")
-    return name if owner == LOCAL_OWNER else f"k{owner[:12]}_{name}"
+    return _key_prefix(owner) + name
+
+
+def _key_prefix(owner: str) -> str:
+    """What `collection_for` puts before a key's collection names (nothing for the local owner)."""
+    return "" if owner == LOCAL_OWNER else f"k{owner[:12]}_"
+
+
+_KEYED = re.compile(r"^k[0-9a-f]{12}_")
 
 
 def _safe_name(filename: str) -> str:
@@ -71,8 +79,8 @@ def _index(settings: Settings, collection: str, path: Path, kind: DocKind) -> No
 
 def _owned(owner: str, name: str) -> bool:
     """Whether collection `name` is one of `owner`'s (`collection_for` names them)."""
-    keyed = re.match(r"^k[0-9a-f]{12}_", name)
-    return bool(keyed) and name.startswith(f"k{owner[:12]}_") if owner != LOCAL_OWNER else not keyed
+    prefix = _key_prefix(owner)
+    return name.startswith(prefix) if prefix else not _KEYED.match(name)
 
 
 def _unindex(settings: Settings, owner: str, path: Path) -> None:

@@ -72,6 +72,11 @@ def policy(
     return "allow"
 
 
+def why_asked(registry: ToolRegistry, name: str) -> str:
+    """What a tool does that needs a yes (or that the settings ask about it)."""
+    return registry.get(name).effects or "설정에서 확인을 요구합니다"
+
+
 def _question(name: str, args: dict[str, Any], why: str) -> str:
     shown = json.dumps(args, ensure_ascii=False, indent=1)
     if len(shown) > 1500:
@@ -116,7 +121,7 @@ def approve(
         if chosen == "deny":
             verdicts.append(Verdict(name, args, DENIED))
             continue
-        why = registry.get(name).effects or "설정에서 확인을 요구합니다"
+        why = why_asked(registry, name)
         request = ApprovalRequest(
             tool=name, args=args, why=why, question=_question(name, args, why)
         )

@@ -19,7 +19,7 @@ from rich.markup import escape
 from dure.batch import print_json
 from dure.errors import DureError
 from dure.settings import get_settings
-from dure.tools.approval import DENIED, REJECTED, policy
+from dure.tools.approval import DENIED, REJECTED, policy, why_asked
 from dure.tools.base import ToolRegistry, ToolResult
 from dure.tools.registry import default_registry
 
@@ -74,7 +74,7 @@ def call(
 
 
 def _approved_on_terminal(registry: ToolRegistry, name: str, args: dict[str, Any]) -> bool:
-    why = registry.get(name).effects or "설정에서 확인을 요구합니다"
+    why = why_asked(registry, name)
     shown = escape(json.dumps(args, ensure_ascii=False))
     if not sys.stdin.isatty():
         raise DureError(f"'{name}' 도구는 승인이 필요합니다 ({why}). --approve를 붙여 실행하세요.")

@@ -141,16 +141,19 @@ async def executor(state: PTEState, *, deps: Deps) -> PTEState:
     outputs = successful_outputs(past)
     # Every approval first (resuming re-runs this node, so no step may have run before).
     # Results already collected this turn may be steering a re-plan: on a server, asked.
-    where = deps.where
+    planned = [(s["tool"], planned_args(deps.tools, s, outputs)) for s in plan]
     verdicts = approve(
-        [(s["tool"], planned_args(deps.tools, s, outputs)) for s in plan],
+        planned,
         deps.tools,
-        [policy(deps.settings, AGENT_NAME, deps.tools, s["tool"], where, bool(past)) for s in plan],
+        [
+            policy(deps.settings, AGENT_NAME, deps.tools, t, deps.where, bool(past))
+            for t, _ in planned
+        ],
     )
     refused = {s["step_id"]: v.refused for s, v in zip(plan, verdicts, strict=True) if v.refused}
-    plan = [
-        s if v.refused or v.args == planned_args(deps.tools, s, outputs) else {**s, "input": v.args}
-        for s, v in zip(plan, verdicts, strict=True)
+    plan = [  # an edited step runs with the arguments the user gave
+        s if v.refused or v.args == args else {**s, "input": v.args}
+        for s, (_, args), v in zip(plan, planned, verdicts, strict=True)
     ]
     run = await run_plan(
         plan,
