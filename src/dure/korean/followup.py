@@ -19,6 +19,7 @@ from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
+from dure.korean.smalltalk import is_smalltalk
 from dure.llm import ModelSet, agenerate_structured
 from dure.retrieval.tokenize import tagged as morphemes
 
@@ -93,8 +94,6 @@ class FollowupResult:
 
 def followup_by_rules(message: str, has_previous: bool) -> FollowupResult | None:
     """The rule verdict, or None when only a model can tell."""
-    from dure.korean.scope import is_smalltalk
-
     if not has_previous:
         return FollowupResult(False, "rule", "이전 대화 없음")
     if references_previous_turn(message):

@@ -14,7 +14,6 @@ they are a follow-up request, not chitchat.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -26,6 +25,7 @@ from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
 from dure.korean.route import tool_hint
+from dure.korean.smalltalk import is_greeting
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 
 Intent = Literal["new_question", "follow_up", "clarification", "chitchat"]
@@ -41,16 +41,6 @@ INTENTS: dict[str, Intent] = {
 INTENT_TIER2 = Tier2("intent", "intent", l2=1e-4, morphemes=0.3)
 TOOL_TIER2 = Tier2("intent", "needs_tool", l2=1e-4, morphemes=0.3)
 
-_CHITCHAT = re.compile(
-    r"""^(?:
-        고마워(?:요)?|고맙습니다|고맙다|감사(?:합니다|해요|해)?|ㄱㅅ|ㄳ|땡큐|
-        안녕(?:하세요|하십니까)?|ㅎㅇ|반가워(?:요)?|반갑습니다|
-        잘\s?가(?:요)?|잘\s?있어(?:요)?|수고(?:하셨습니다|했어|하세요)?|
-        [ㅋㅎㅠㅜ]+|
-        hi|hello|hey|thanks|thank\s?you|thx|bye
-    )(?:\s*[ㅋㅎㅠㅜ]+)?$""",
-    re.VERBOSE | re.IGNORECASE,
-)
 #: Asking to explain, exemplify or restate the previous answer, or correcting what was meant:
 #: a clarification whenever there is a previous answer.
 _CLARIFY = re.compile(
@@ -65,13 +55,6 @@ _CLARIFY = re.compile(
     r"^\s*(?:아니|아냐|아뇨)[,\s]|(?:내|제)\s*말은|그게\s*아니라|그런\s*뜻이\s*아니|"
     r"(?:물어본|말한|얘기한)\s*(?:거야|건데|거예요)"
 )
-_DECORATION = re.compile(r"[\s!~.?^*♡♥❤😊🙂😀😄🙏👍]+")
-
-
-def is_chitchat(text: str) -> bool:
-    """True when the whole message is an obvious greeting, thanks or laughter (no LLM needed)."""
-    core = _DECORATION.sub(" ", unicodedata.normalize("NFC", text)).strip()
-    return bool(core) and len(core) <= 20 and bool(_CHITCHAT.match(core))
 
 
 class IntentDecision(BaseModel):
@@ -127,7 +110,7 @@ async def decide_intent(
 
     Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
     """
-    if is_chitchat(message):
+    if is_greeting(message):
         return IntentResult("chitchat", False, message.strip(), "rule")
     intent_vote = await INTENT_TIER2.adecide(models.settings, message)
     tool_vote = await TOOL_TIER2.adecide(models.settings, message)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
+from dure.korean.smalltalk import is_smalltalk
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 from dure.memory import render_transcript
 
@@ -61,13 +62,6 @@ ROUTER_HISTORY = 4
 # stop the tool rules (a question about 회사 might still be about its documents).
 _STRONG_DOC = re.compile(r"규정|정책|사내|내규|사규|취업\s*규칙|매뉴얼|지침|복리\s*후생|가이드라인")
 _WEAK_DOC = re.compile(r"회사|문서|휴가|연차|병가|근무|업무|절차|규칙|제도|직원|팀|부서|자료|파일")
-# A whole message that is only a greeting, thanks or a short acknowledgement.
-_GREETING = re.compile(
-    r"(안녕(하세요|하십니까)?|하이|ㅎㅇ|hello|hi|반가워요?|반갑습니다|고마워요?|고맙습니다|"
-    r"감사(합니다|해요)?|ㅋ+|ㅎ+|좋아요?|알겠(어|어요|습니다)|잘\s*(가|자)|수고(하세요|했어요?)?)"
-    r"[\s!.~?^ㅎㅋ]*",
-    re.IGNORECASE,
-)
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d|제곱|루트|곱하기|나누기|더하기|빼기")
 _TOOL_WORDS = re.compile(
     r"계산|날씨|기온|미세먼지|몇\s*시|시각|날짜|요일|오늘이|파이썬|python|코드|프로그램|"
@@ -85,7 +79,7 @@ def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
         return RouteDecision(route="rag", reason="회사 문서·규정에 관한 질문")
     if _WEAK_DOC.search(text) or _STRONG_DOC.search(text):
         return None
-    if _GREETING.fullmatch(text):
+    if is_smalltalk(text):
         return RouteDecision(route="agent", reason="인사·일상 대화")
     if _ARITHMETIC.search(text) or _TOOL_WORDS.search(text):
         return RouteDecision(route="agent", reason="도구로 처리할 질문")

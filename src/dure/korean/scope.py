@@ -20,6 +20,7 @@ from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
 from dure.korean.followup import references_previous_turn
+from dure.korean.smalltalk import is_smalltalk
 from dure.llm import ModelSet, agenerate_structured
 
 QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
@@ -51,20 +52,7 @@ OUT_OF_SCOPE_TERMS: tuple[str, ...] = (
     "대통령", "선거", "정치", "스포츠",
 )  # fmt: skip
 
-_SMALLTALK = re.compile(
-    r"^(?:안녕(?:하세요|하십니까)?|하이|헬로|hello|hi|hey|반가워(?:요)?|반갑습니다|"
-    r"고마워(?:요)?|고맙습니다|감사(?:합니다|해요)?|땡큐|thanks?|thank you|수고(?:하셨습니다|했어요?)?|"
-    r"좋아(?:요)?|알겠(?:어|습니다)(?:요)?|네|응|넵|오케이|ok|okay|잘\s?가|잘 있어)$",
-    re.IGNORECASE,
-)
-_PUNCT = re.compile(r"[\s!.,~?^ㅎㅋ;:)(]+")
 _PARTY = re.compile(r"(?<![가-힣])(?:갑|을)(?:의|은|는|이|가|에게|과|와)?(?![가-힣])")
-
-
-def is_smalltalk(text: str) -> bool:
-    """A greeting or thanks and nothing else ("안녕하세요!", "고마워요 ㅎㅎ")."""
-    words = [w for w in _PUNCT.split(text.strip()) if w]
-    return bool(words) and all(_SMALLTALK.match(w) for w in words)
 
 
 def _has_any(text: str, terms: tuple[str, ...]) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dure.korean.intent import is_chitchat
+from dure.korean.smalltalk import is_greeting
 
 
 @pytest.mark.parametrize(
@@ -25,7 +25,7 @@ from dure.korean.intent import is_chitchat
     ],
 )
 def test_obvious_chitchat(text: str) -> None:
-    assert is_chitchat(text)
+    assert is_greeting(text)
 
 
 @pytest.mark.parametrize(
@@ -42,4 +42,4 @@ def test_obvious_chitchat(text: str) -> None:
     ],
 )
 def test_anything_else_goes_to_the_classifier(text: str) -> None:
-    assert not is_chitchat(text)
+    assert not is_greeting(text)

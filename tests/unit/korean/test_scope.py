@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dure.korean.followup import decide_followup, followup_by_rules, references_previous_turn
-from dure.korean.scope import decide_scope, is_smalltalk, scope_by_rules
+from dure.korean.scope import decide_scope, scope_by_rules
+from dure.korean.smalltalk import is_smalltalk
 from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel
