@@ -7,6 +7,7 @@ import asyncio
 import io
 import logging
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -295,6 +296,21 @@ def test_rate_limit_per_key(make_client) -> None:
     assert client.get("/threads", headers=bob).status_code == 200
 
 
+@contextmanager
+def answering(client: TestClient, tid: str, headers: dict[str, str]) -> Iterator[None]:
+    """While thread `tid` streams a slow answer (its first token is out), then to its end."""
+    with client.stream(
+        "POST",
+        f"/threads/{tid}/messages",
+        json={"content": "천천히 알려 줘"},
+        headers={**headers, "Accept": "text/event-stream"},
+    ) as r:
+        lines = r.iter_lines()
+        next(line for line in lines if line.startswith("event: token"))
+        yield
+        list(lines)
+
+
 def test_a_process_at_its_turn_cap_answers_503_with_retry_after(make_client) -> None:
     client = make_client(max_concurrent_turns=1)
     headers = new_key(client)
@@ -302,18 +318,10 @@ def test_a_process_at_its_turn_cap_answers_503_with_retry_after(make_client) -> 
         client.post("/threads", json={"agent": "qa"}, headers=headers).json()["id"]
         for _ in range(2)
     )
-    with client.stream(
-        "POST",
-        f"/threads/{first}/messages",
-        json={"content": "천천히 알려 줘"},
-        headers={**headers, "Accept": "text/event-stream"},
-    ) as r:
-        lines = r.iter_lines()
-        next(line for line in lines if line.startswith("event: token"))
+    with answering(client, first, headers):
         busy = client.post(f"/threads/{second}/messages", json={"content": "안녕"}, headers=headers)
         assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
         assert "다시 보내 주세요" in busy.json()["detail"]
-        list(lines)
     assert client.get(f"/threads/{second}", headers=headers).json()["turns"] == []  # nothing lost
     again = client.post(f"/threads/{second}/messages", json={"content": "안녕"}, headers=headers)
     assert again.status_code == 200
@@ -323,18 +331,10 @@ def test_second_message_while_answering_is_409(make_client) -> None:
     client = make_client()
     headers = new_key(client)
     tid = client.post("/threads", json={"agent": "qa"}, headers=headers).json()["id"]
-    with client.stream(
-        "POST",
-        f"/threads/{tid}/messages",
-        json={"content": "천천히 알려 줘"},
-        headers={**headers, "Accept": "text/event-stream"},
-    ) as r:
-        lines = r.iter_lines()
-        next(line for line in lines if line.startswith("event: token"))
+    with answering(client, tid, headers):
         busy = client.post(f"/threads/{tid}/messages", json={"content": "또"}, headers=headers)
         assert busy.status_code == 409
         assert "답하는 중" in busy.json()["detail"]
-        list(lines)
     view = client.get(f"/threads/{tid}", headers=headers).json()
     assert [t["status"] for t in view["turns"]] == ["done"]
 
