@@ -277,7 +277,7 @@ async def test_meeting_room_declined_books_nothing(settings: Settings) -> None:
         await turn(ctx, "내일 오후 2시 회의실 6명")
         events = await turn(ctx, "아니요")
     assert done(events).content == DECLINED
-    store = BookingStore(settings.data_dir / "tasks" / "bookings.sqlite")
+    store = BookingStore(settings.effective_database_url)
     start = datetime.fromisoformat("2025-03-06T14:00:00+09:00")
     assert store.is_free("3B", start, start + timedelta(hours=1))
 
@@ -337,3 +337,49 @@ async def test_a_model_failure_still_asks_and_answers(settings: Settings) -> Non
         assert [e.code for e in events if isinstance(e, ErrorEvent)] == ["llm_unavailable"]
     assert done(second).content.startswith("추천 메뉴:")
     assert done(second).sources
+
+
+async def test_cancelling_ones_own_booking_is_confirmed_first(settings: Settings) -> None:
+    model = ScriptedChatModel(["회의실을 예약했어요.", "예약을 취소했어요."])
+    async with agent(settings, model) as ctx:
+        await turn(ctx, "오늘 오후 3시 회의실 4명")
+        await turn(ctx, "네")
+        asked = await turn(ctx, "취소할게")  # the booking of this conversation
+        assert questions(asked) == [
+            "회의실 예약 취소: 3월 5일(수) 오후 3시. "
+            "이 시간에 시작하는 내 회의실 예약을 취소할까요? (네/아니요)"
+        ]
+        start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
+        store = BookingStore(settings.effective_database_url)
+        assert store.starting_at(start)  # nothing cancelled before the yes
+        done_events = await turn(ctx, "네")
+        assert done(done_events).content == "예약을 취소했어요."
+        state = await state_of(ctx)
+    assert state["results"]["meeting_room_cancel_agent"]["ok"]
+    assert store.starting_at(start) == []
+
+
+async def test_another_keys_booking_cannot_be_cancelled(settings: Settings) -> None:
+    async with agent(settings, ScriptedChatModel(["예약했어요."]), owner="key-a") as ctx:
+        await turn(ctx, "오늘 오후 3시 회의실 4명")
+        await turn(ctx, "네")
+    model = ScriptedChatModel(["취소할 수 없어요."])
+    async with agent(settings, model, owner="key-b") as ctx:
+        await turn(ctx, "3시 회의실 예약 취소해줘", thread="other")
+        assert done(await turn(ctx, "네", thread="other")).content == "취소할 수 없어요."
+        state = await state_of(ctx, "other")
+    result = state["results"]["meeting_room_cancel_agent"]
+    assert not result["ok"] and "다른 사용자가 만든 예약" in result["summary"]
+    start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
+    assert BookingStore(settings.effective_database_url).starting_at(start)
+
+
+async def test_declining_the_cancellation_keeps_the_booking(settings: Settings) -> None:
+    async with agent(settings, ScriptedChatModel(["예약했어요."])) as ctx:
+        await turn(ctx, "오늘 오후 3시 회의실 4명")
+        await turn(ctx, "네")
+        await turn(ctx, "3시 회의실 예약 취소해줘")
+        events = await turn(ctx, "아니요")
+    assert done(events).content == "예약을 그대로 두었어요."
+    start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
+    assert BookingStore(settings.effective_database_url).starting_at(start)

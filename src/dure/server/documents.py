@@ -174,6 +174,7 @@ async def agent_options(store: Store, thread: Thread) -> dict[str, Any]:
     documents are indexed into the key's own collection (`contracts` unless one is named),
     and the key's added documents are where the assistant searches by default."""
     options = dict(thread.options)
+    options["owner"] = thread.owner  # whose bookings a task may cancel
     options["documents_collection"] = collection_for(thread.owner, DOCUMENTS_COLLECTION)
     for key in DOCUMENT_OPTIONS:
         if options.get(key):

@@ -88,7 +88,8 @@ async def test_closed_days_and_break_times_are_honoured(ctx: AgentContext) -> No
 
 async def book(ctx: AgentContext, thread: str, **slots: object) -> WorkerResult:
     state = conv(MEETING_ROOM, **slots)
-    return await get_worker("meeting_room_agent")(WorkerInput(state, NOW, ctx.settings, thread))
+    inp = WorkerInput(state, NOW, ctx.settings, thread, owner=f"key-{thread}")
+    return await get_worker("meeting_room_agent")(inp)
 
 
 async def test_books_the_smallest_fitting_room_and_blocks_it(ctx: AgentContext) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from dure.agents.tasks import prompts
 from dure.agents.tasks.catalogue import areas, building
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, UnknownIntentError, Validator
 from dure.korean.slots.keywords import EQUIPMENT, canonical_cuisine
@@ -176,13 +177,36 @@ MEETING_ROOM = IntentSchema(
     approval="booking",
 )
 
+MEETING_ROOM_CANCEL = IntentSchema(
+    name="meeting_room_cancellation",
+    title="회의실 예약 취소",
+    description="내가 만든 회의실 예약을 시작 시간으로 찾아 취소합니다.",
+    keywords=("예약 취소", "취소해", "취소할", "취소하고", "취소 부탁"),
+    slots=(
+        SlotSpec(
+            "datetime",
+            "datetime",
+            "예약 시작 시간",
+            "취소할 예약은 몇 시에 시작하나요?",
+            validator=_when,
+        ),
+    ),
+    workers=("meeting_room_cancel_agent",),
+    approval="cancel_booking",
+    confirm_question=prompts.CANCEL_BOOKING_QUESTION,
+    declined=prompts.CANCEL_BOOKING_DECLINED,
+    carry_from=(MEETING_ROOM.name,),
+)
+
 GENERAL = IntentSchema(
     name="general",
     title="일반 대화",
     description="정해진 작업이 아닌 대화입니다. 필요한 정보가 없어 바로 답합니다.",
 )
 
-INTENTS: dict[str, IntentSchema] = {i.name: i for i in (LUNCH, MEETING_ROOM, GENERAL)}
+INTENTS: dict[str, IntentSchema] = {
+    i.name: i for i in (LUNCH, MEETING_ROOM, MEETING_ROOM_CANCEL, GENERAL)
+}
 
 
 def get_intent(name: str) -> IntentSchema:

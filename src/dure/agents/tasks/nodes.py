@@ -121,6 +121,10 @@ async def planner(state: TaskState, *, deps: Deps) -> TaskState:
         conv.optional_slots = [s for s in conv.optional_slots if s not in conv.required_slots]
     else:
         conv = ConversationState.for_intent(schema, text)
+        if previous.intent in schema.carry_from:
+            conv.slots.update(
+                {k: v for k, v in previous.slots.items() if schema.spec(k) is not None}
+            )
     await _fill(conv, schema, text, now, deps, expect=[])
     steps = plan_steps(schema)
     emit(Thinking(step="planner", content=f"작업: {schema.title} (판단: {detection.how})"))
@@ -239,7 +243,7 @@ async def confirm(state: TaskState, *, deps: Deps) -> TaskState:
     key = schema.approval or "approval"
     if conv.approvals.get(key):
         return {"steps": _with(steps, i, status="completed", message="승인됨")}
-    question = prompts.CONFIRM_QUESTION.format(summary=confirm_summary(conv, schema, now))
+    question = schema.confirm_question.format(summary=confirm_summary(conv, schema, now))
     if steps[i]["final_data"].get("asked"):
         question = f"{prompts.CONFIRM_AGAIN} {question}"
     text = str(
@@ -261,7 +265,7 @@ async def confirm(state: TaskState, *, deps: Deps) -> TaskState:
         }
     reply = confirmation(text)
     if reply in ("cancel", "no"):
-        return {**_cancelled(steps), "answer": prompts.DECLINED}
+        return {**_cancelled(steps), "answer": schema.declined}
     if reply == "yes":
         conv.approvals[key] = True
         emit(Thinking(step="confirm", content="확인했습니다. 진행합니다."))
@@ -282,7 +286,8 @@ async def worker(state: TaskState, config: RunnableConfig, *, deps: Deps) -> Tas
     thread = str((config.get("configurable") or {}).get("thread_id", ""))
     status: StepStatus
     try:
-        result = await get_worker(name)(WorkerInput(conv, now, deps.settings, thread, earlier))
+        inp = WorkerInput(conv, now, deps.settings, thread, earlier, deps.owner, deps.models)
+        result = await get_worker(name)(inp)
         status = "completed"
     except Exception:  # a worker's failure becomes its result; the answer says so
         log.exception("worker %s failed", name)

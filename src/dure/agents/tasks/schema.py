@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
 
+from dure.agents.tasks import prompts
 from dure.errors import DureError
 from dure.korean.time import WEEKDAYS
 
@@ -119,6 +120,12 @@ class IntentSchema:
     keywords: tuple[str, ...] = ()
     approval: str | None = None
     description: str = ""
+    #: The confirmation question (`{summary}`) and the answer when the user declines it.
+    confirm_question: str = prompts.CONFIRM_QUESTION
+    declined: str = prompts.DECLINED
+    #: Intents whose established slots (same names) a new request of this one starts from
+    #: ("취소할게" after a booking: the booking's time).
+    carry_from: tuple[str, ...] = ()
 
     def spec(self, name: str) -> SlotSpec | None:
         """The slot called `name`."""

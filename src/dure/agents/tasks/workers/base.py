@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from dure.agents.tasks.state import ConversationState
+from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.sources import Source
 
@@ -25,13 +26,16 @@ class WorkerResult(BaseModel):
 
 @dataclass
 class WorkerInput:
-    """What a worker gets: the conversation, earlier workers' results, the time, the settings."""
+    """What a worker gets: the conversation, earlier workers' results, the time, the settings,
+    who asks (an API key's owner id, or the local user) and the models (for a bounded call)."""
 
     conversation: ConversationState
     now: datetime
     settings: Settings
     thread_id: str = ""
     results: dict[str, WorkerResult] = field(default_factory=dict)
+    owner: str = ""
+    models: ModelSet | None = None
 
 
 Worker = Callable[[WorkerInput], Awaitable[WorkerResult]]

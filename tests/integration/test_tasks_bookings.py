@@ -1,0 +1,131 @@
+"""Meeting-room bookings in the database: the no-overlap rule holds on SQLite and on the embedded
+Postgres, under 20 concurrent bookings from several processes, and only the owner may cancel."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from dure.agents.tasks.bookings import BookingStore
+from dure.settings import Settings
+
+START = datetime.fromisoformat("2025-03-06T14:00:00+09:00")  # a Thursday: 3B has no weekly slot
+HOUR = timedelta(hours=1)
+PROCESSES, THREADS = 4, 5
+
+# One process of the race (argv: url, go-file, process number, threads): each thread waits for
+# the go-file, then books room 3B at START through the worker's own `reserve`.
+RACER = """
+import json, os, sys, threading, time
+from datetime import datetime, timedelta
+from dure.agents.tasks.bookings import BookingStore
+from dure.agents.tasks.catalogue import building
+from dure.agents.tasks.workers.meeting import reserve
+
+url, go, proc, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+store = BookingStore(url)
+start = datetime.fromisoformat("2025-03-06T14:00:00+09:00")
+store.is_free("3B", start, start)  # schema ready before the race
+room = next(r for r in building().rooms if r.id == "3B")
+results = [None] * n
+
+def one(i):
+    while not os.path.exists(go):
+        time.sleep(0.001)
+    r = reserve(store, [room], start, timedelta(hours=1), 4, f"key-{proc}-{i}", f"t-{proc}-{i}")
+    results[i] = {"ok": r.ok, "summary": r.summary, "data": r.data}
+
+threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+for t in threads:
+    t.start()
+print("ready", flush=True)
+for t in threads:
+    t.join()
+print(json.dumps(results, ensure_ascii=False))
+"""
+
+
+def sqlite_url(settings: Settings) -> str:
+    return f"sqlite:///{settings.data_dir / 'dure.sqlite'}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request: pytest.FixtureRequest, settings: Settings) -> str:
+    if request.param == "sqlite":
+        return sqlite_url(settings)
+    return str(request.getfixturevalue("postgres_url"))
+
+
+def race(url: str, tmp_path: Path) -> list[dict[str, object]]:
+    go = tmp_path / "go"
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, url, str(go), str(p), str(THREADS)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for p in range(PROCESSES)
+    ]
+    for racer in racers:
+        assert racer.stdout is not None
+        assert racer.stdout.readline().strip() == "ready", racer.stderr
+    time.sleep(0.2)  # every thread is polling for the go-file
+    go.touch()
+    results: list[dict[str, object]] = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=120)
+        assert racer.returncode == 0, err
+        results += json.loads(out.strip().splitlines()[-1])
+    return results
+
+
+def check_one_winner(url: str, results: list[dict[str, object]]) -> None:
+    assert len(results) == PROCESSES * THREADS == 20
+    winners = [r for r in results if r["ok"]]
+    assert len(winners) == 1, [r["summary"] for r in winners]
+    for lost in (r for r in results if not r["ok"]):
+        assert "이미 예약되어 있어요" in str(lost["summary"])
+        data = lost["data"]
+        assert isinstance(data, dict) and data["alternatives"]
+        assert str(data["alternatives"][0]).startswith("15:00")
+    store = BookingStore(url)
+    assert len(store.starting_at(START)) == 1
+
+
+def test_concurrent_booking_sqlite_has_one_winner(settings: Settings, tmp_path: Path) -> None:
+    url = sqlite_url(settings)
+    check_one_winner(url, race(url, tmp_path))
+
+
+def test_concurrent_booking_postgres_has_one_winner(postgres_url: str, tmp_path: Path) -> None:
+    check_one_winner(postgres_url, race(postgres_url, tmp_path))
+
+
+def test_the_database_itself_refuses_an_overlap(url: str) -> None:
+    store = BookingStore(url)
+    assert store.book("3B", START, START + HOUR, 4, "a", "t1")
+    half = START + HOUR / 2
+    assert store.book("3B", half, half + HOUR, 4, "b", "t2") is None  # no check before: the rule
+    assert store.book("3A", half, half + HOUR, 4, "b", "t2")  # another room
+    assert store.book("3B", START + HOUR, START + 2 * HOUR, 4, "b", "t2")  # back to back
+
+
+def test_only_the_owner_cancels_and_a_cancelled_slot_is_free_again(url: str) -> None:
+    store = BookingStore(url)
+    booking = store.book("5A", START, START + HOUR, 6, "key-a", "t1")
+    assert booking is not None
+    assert store.held_by("t1", START, START + HOUR) == booking
+    assert not store.cancel(booking.id, "key-b")
+    assert not store.is_free("5A", START, START + HOUR)
+    assert store.cancel(booking.id, "key-a")
+    assert not store.cancel(booking.id, "key-a")  # once
+    assert store.is_free("5A", START, START + HOUR)
+    assert store.starting_at(START) == []
+    assert store.book("5A", START, START + HOUR, 6, "key-b", "t2")
