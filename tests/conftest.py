@@ -45,8 +45,10 @@ socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 
 @pytest.fixture
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
-    """Settings on a fresh data directory (SQLite checkpointer, LLM cache off)."""
+    """Settings on a fresh data directory (SQLite checkpointer, LLM cache off) and a fresh user
+    cache (no default model: a test wanting the real one sets DURE_LOCAL__PATH)."""
     monkeypatch.setenv("DURE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("DURE_ENABLE_CACHE", "false")
     get_settings.cache_clear()
     yield get_settings()

@@ -20,7 +20,7 @@ def _reason(e: BaseException) -> str:
 
 def _settings(s: Settings) -> None:
     # Re-validate what was loaded (a value assigned after loading is checked too), then make
-    # sure the data directory, where models, threads and indexes live, is writable.
+    # sure the data directory, where threads and indexes live, is writable.
     Settings.model_validate(s.model_dump())
     try:
         s.data_dir.mkdir(parents=True, exist_ok=True)

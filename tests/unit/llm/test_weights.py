@@ -4,26 +4,30 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import multiprocessing
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from dure.llm import weights
 from dure.llm.weights import ModelFileError, installed_part, pull_model, verify_model
-from dure.settings import Settings
+from dure.settings import DEFAULT_MODEL_FILE, Settings
 
 
 @pytest.fixture
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     """Settings whose model path is in this test's directory, never the real model.
 
-    `make test` points DURE_LOCAL__PATH at the real GGUF; these tests write model files.
+    `make test` points DURE_LOCAL__PATH at the real GGUF, and the default model lives in the
+    user's cache; these tests write model files.
     """
     monkeypatch.delenv("DURE_LOCAL__PATH", raising=False)
     monkeypatch.setenv("DURE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     s = Settings()
-    assert s.model_path.is_relative_to(tmp_path)
+    assert s.model_path == tmp_path / "cache" / "dure" / "models" / DEFAULT_MODEL_FILE
     return s
 
 
@@ -85,6 +89,69 @@ def test_pull_is_idempotent_and_does_not_rehash(settings, fake_parts, monkeypatc
     seen: list[tuple[int, int]] = []
     assert pull_model(settings, lambda d, t: seen.append((d, t)), no_parts) == settings.model_path
     assert seen == [(len(whole), len(whole))]  # reported as complete
+
+
+def test_every_data_dir_shares_the_one_model_in_the_cache(settings, fake_parts, monkeypatch):
+    files, whole = fake_parts
+    first = pull_model(settings, parts=_locator(files))
+    monkeypatch.setenv("DURE_DATA_DIR", str(settings.data_dir.parent / "other-data"))
+    other = Settings()
+
+    assert other.data_dir != settings.data_dir
+    assert pull_model(other, parts=lambda n: pytest.fail("assembled again")) == first
+    assert not (other.data_dir / "models").exists()
+
+
+def test_a_model_in_the_old_data_dir_location_is_moved_not_assembled(
+    settings, fake_parts, monkeypatch
+):
+    files, whole = fake_parts
+    # Where Dure kept the model before the shared cache: <data_dir>/models/, hash recorded.
+    old = settings.data_dir / "models" / DEFAULT_MODEL_FILE
+    old.parent.mkdir(parents=True)
+    old.write_bytes(whole)
+    weights._write_sidecar(old, weights.DEFAULT_MODEL_SHA256)
+
+    def no_hash(path: Path) -> str:
+        raise AssertionError("model hashed again: its hash record did not move along")
+
+    monkeypatch.setattr(weights, "file_sha256", no_hash)
+    moved = pull_model(settings, parts=lambda n: pytest.fail("assembled again"))
+
+    assert moved == settings.model_path and moved.read_bytes() == whole
+    assert not old.parent.exists()
+    assert _leftovers(settings) == [moved.name, moved.name + ".sha256"]
+
+
+def _pull_slowly(settings: Settings, files: list[Path], log: Path) -> None:
+    """`pull_model` in a forked process, noting each assembly and taking its time over it."""
+    real = weights._assemble
+
+    def assemble(sources: list[Path], target: Path, progress: object) -> None:
+        with log.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        time.sleep(0.5)  # the other process asks meanwhile
+        real(sources, target, None)
+
+    weights._assemble = assemble  # type: ignore[assignment]
+    pull_model(settings, parts=_locator(files))
+
+
+def test_two_processes_pulling_at_once_assemble_once(settings, fake_parts, tmp_path):
+    files, whole = fake_parts
+    log = tmp_path / "assembled"
+    fork = multiprocessing.get_context("fork")  # the patched hash is inherited
+    pulls = [fork.Process(target=_pull_slowly, args=(settings, files, log)) for _ in "ab"]
+    for p in pulls:
+        p.start()
+    for p in pulls:
+        p.join(60)
+
+    assert [p.exitcode for p in pulls] == [0, 0]
+    assert len(log.read_text().split()) == 1
+    assert settings.model_path.read_bytes() == whole
+    name = settings.model_path.name
+    assert _leftovers(settings) == [name, name + ".sha256"]
 
 
 def test_pull_refuses_parts_with_the_wrong_hash(settings, tmp_path, monkeypatch):
