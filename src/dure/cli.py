@@ -98,8 +98,11 @@ def _print_event(event: Event, as_json: bool) -> None:
         out.print(f"[bold]{escape(str(event.content))}[/]")
     elif isinstance(event, SourcesEvent):
         if event.content:
-            labels = ", ".join(s.label() for s in event.content)
-            out.print(f"\n[dim]출처: {escape(labels)}[/]")
+            labels = escape(", ".join(s.label() for s in event.content))
+            if event.stage == "retrieved":
+                out.print(f"[dim]· 찾은 자료: {labels}[/]")
+            else:
+                out.print(f"\n[dim]출처: {labels}[/]")
     elif isinstance(event, Done):
         if event.usage.llm_calls or event.waiting:
             out.print()

@@ -93,10 +93,12 @@ class Token(_Event):
 
 
 class SourcesEvent(_Event):
-    """The articles or documents the answer cites (`content`: list of sources)."""
+    """Sources (`content`: list of sources): what was retrieved, sent before the answer is
+    written (`stage="retrieved"`), then what the finished answer cites (`stage="cited"`)."""
 
     type: Literal["sources"] = "sources"
     content: list[Source] = Field(default_factory=list)
+    stage: Literal["retrieved", "cited"] = "cited"
 
 
 class ErrorEvent(_Event):

@@ -69,8 +69,16 @@ def _schema_of(response_format: dict[str, Any] | None) -> tuple[bool, dict[str, 
     return True, response_format.get("schema")
 
 
-def _to_template(messages: Sequence[BaseMessage], system_extra: str | None) -> list[dict]:
-    """LangChain messages as the dicts a Hugging Face chat template expects."""
+def _to_template(
+    messages: Sequence[BaseMessage], tools_text: str | None, format_text: str | None
+) -> list[dict]:
+    """LangChain messages as the dicts a Hugging Face chat template expects.
+
+    The tools' description joins the leading system message (it is the same on every call of
+    an agent, so its evaluated state is reused); a reply format goes last, as a trailing
+    system message, so that calls asking different formats of the same material (the
+    evaluator's JSON, then the free answer) share their whole prefix in the prompt cache.
+    """
     out: list[dict[str, Any]] = []
     for m in messages:
         text = str(m.text)
@@ -90,11 +98,13 @@ def _to_template(messages: Sequence[BaseMessage], system_extra: str | None) -> l
             out.append({"role": "user", "content": text})
         else:
             out.append({"role": m.type, "content": text})
-    if system_extra:
+    if tools_text:
         if out and out[0]["role"] == "system":
-            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{system_extra}"}
+            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{tools_text}"}
         else:
-            out.insert(0, {"role": "system", "content": system_extra})
+            out.insert(0, {"role": "system", "content": tools_text})
+    if format_text:
+        out.append({"role": "system", "content": format_text})
     return out
 
 
@@ -172,15 +182,15 @@ class LocalChatModel(BaseChatModel):
         plan = plan_tools(
             kwargs.get("tools"), kwargs.get("tool_choice"), kwargs.get("parallel_tool_calls")
         )
-        extra: str | None
+        tools_text = format_text = None
         if plan is not None:
             schema: dict[str, Any] | None = reply_schema(plan)
-            wants_json, extra = True, tools_prompt(plan)
+            wants_json, tools_text = True, tools_prompt(plan)
         else:
             wants_json, schema = _schema_of(kwargs.get("response_format"))
-            extra = schema_prompt(schema) if schema else None
+            format_text = schema_prompt(schema) if schema else None
         return _Request(
-            messages=_to_template(messages, extra),
+            messages=_to_template(messages, tools_text, format_text),
             schema_json=json.dumps(schema, ensure_ascii=False) if schema else None,
             constrained=wants_json,
             plan=plan,

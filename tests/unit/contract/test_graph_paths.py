@@ -26,18 +26,22 @@ def test_by_number_question_needs_one_llm_call(make_harness):
     assert decisions(events) == {"scope_validator": "rule"}  # no previous turn to weigh
     selected = next(e for e in events if isinstance(e, ToolSelected))
     assert selected.tools == [{"name": "get_article_by_index", "args": {"article_no": "제5조"}}]
-    sources = next(e for e in events if isinstance(e, SourcesEvent)).content
-    assert [(s.article_no, s.article_title, s.kind) for s in sources] == [
+    retrieved, cited = [e for e in events if isinstance(e, SourcesEvent)]
+    assert [(s.article_no, s.article_title, s.kind) for s in cited.content] == [
         ("제5조", "지체상금", "contract")
     ]
+    assert (retrieved.stage, cited.stage) == ("retrieved", "cited")
+    assert retrieved.content == cited.content
     assert "지체상금" in h.calls_by("respond")[0].prompt
     assert done.content.startswith("제5조")
+    # The article is on screen before the first answer token.
     assert types(events) == [
         "planning",
         "tool_selected",
         "tool_result",
         "evaluation_result",
         "generating",
+        "sources",
         "token",
         "sources",
         "done",
@@ -67,7 +71,6 @@ def test_undecided_question_judged_in_scope_goes_on_to_the_planner(make_harness)
     h = make_harness(
         {
             "scope_validator": [{"in_scope": True, "reasoning": "계약 관계 질문"}],
-            "planner": [""],
             "evaluator": [{"is_sufficient": True, "reasoning": "검색 결과로 충분"}],
             "respond": ["계약서에서 확인되지 않습니다."],
         }
@@ -75,8 +78,8 @@ def test_undecided_question_judged_in_scope_goes_on_to_the_planner(make_harness)
     events = h.turn("상대 회사가 연락이 안 되면 어떻게 해?")
     assert events[-1].content == "계약서에서 확인되지 않습니다."
     nodes = [c.node for c in h.model.calls]
-    assert nodes == ["scope_validator", "planner", "evaluator", "respond"]
-    # The question named no article: it was searched as asked, though the model chose nothing.
+    assert nodes == ["scope_validator", "evaluator", "respond"]
+    # The question named no article: the first round searched it as asked, with no model call.
     [selected] = [e for e in events if isinstance(e, ToolSelected)]
     assert selected.tools == [
         {"name": "hybrid_search", "args": {"query": "상대 회사가 연락이 안 되면 어떻게 해?"}}

@@ -15,6 +15,28 @@ INSUFFICIENT = {
 SUFFICIENT = {"is_sufficient": True, "reasoning": "충분", "missing_info": None}
 
 
+def test_first_round_is_the_rules_and_the_model_plans_the_second(make_harness):
+    lib = FakeLibrary()
+    h = make_harness(
+        {"evaluator": [SUFFICIENT], "respond": ["제7조에 따라 해지할 수 있습니다."]},
+        library=lib,
+    )
+    events = h.turn("계약을 중간에 끝내려면 어떻게 해?")
+    assert lib.searches[0]["query"] == "계약을 중간에 끝내려면 어떻게 해?"
+    assert h.calls_by("planner") == []  # the question itself was searched, by rule
+    assert [c.node for c in h.model.calls] == ["evaluator", "respond"]
+    assert events[-1].usage.llm_calls == 2
+
+
+def test_evaluator_and_answer_share_their_prompt_up_to_the_task(make_harness):
+    h = make_harness({"evaluator": [SUFFICIENT], "respond": ["제7조에 따릅니다."]})
+    h.turn("계약을 중간에 끝내려면 어떻게 해?")
+    judged, answered = h.calls_by("evaluator")[0], h.calls_by("respond")[0]
+    assert judged.messages[0].content == answered.messages[0].content
+    shared = answered.messages[1].content.split("답하세요")[0].rsplit("질문:", 1)[0]
+    assert len(shared) > 100 and judged.messages[1].content.startswith(shared)
+
+
 def test_parallel_tools_run_at_once(make_harness):
     lib = FakeLibrary(delay=0.3)  # long enough for the threads to overlap on a busy machine
     h = make_harness(
@@ -23,19 +45,19 @@ def test_parallel_tools_run_at_once(make_harness):
                 tool_calls(
                     ("hybrid_search", {"query": "대금 지급"}),
                     ("hybrid_search", {"query": "지체상금"}),
-                    ("get_article_by_title", {"title": "검수"}),
+                    ("hybrid_search", {"query": "검수"}),
                 )
             ],
-            "evaluator": [SUFFICIENT],
+            "evaluator": [INSUFFICIENT, SUFFICIENT],
             "respond": ["제3조와 제5조, 제6조를 보면 됩니다."],
         },
         library=lib,
     )
     events = h.turn("돈 받는 시기와 늦을 때 불이익을 알려줘")
-    # The question itself (rule) and the model's two queries were searched at once.
+    # The question itself (first round, rule), then the model's three calls at once.
     assert lib.max_in_flight == 3
     assert len([e for e in events if isinstance(e, ToolResultEvent)]) == 4
-    assert events[-1].usage.llm_calls == 3  # planner, evaluator, respond (scope by rule)
+    assert events[-1].usage.llm_calls == 4  # evaluator, planner, evaluator, respond
 
 
 def test_parallel_executor_respects_max_parallel_tools(make_harness, settings):
@@ -45,7 +67,7 @@ def test_parallel_executor_respects_max_parallel_tools(make_harness, settings):
     h = make_harness(
         {
             "planner": [tool_calls(*[("hybrid_search", {"query": q}) for q in queries])],
-            "evaluator": [SUFFICIENT],
+            "evaluator": [INSUFFICIENT, SUFFICIENT],
             "respond": ["답"],
         },
         library=lib,
@@ -60,14 +82,18 @@ def test_tools_run_one_by_one_when_parallelism_is_off(make_harness, settings):
     lib = FakeLibrary(delay=0.2)
     h = make_harness(
         {
-            "planner": [tool_call("hybrid_search", query="위약")],
-            "evaluator": [SUFFICIENT],
+            "planner": [
+                tool_calls(
+                    ("hybrid_search", {"query": "위약"}), ("hybrid_search", {"query": "해지"})
+                )
+            ],
+            "evaluator": [INSUFFICIENT, SUFFICIENT],
             "respond": ["답"],
         },
         library=lib,
     )
     h.turn("계약을 어기면 어떻게 돼?")
-    assert len(lib.searches) == 2
+    assert len(lib.searches) == 3
     assert lib.max_in_flight == 1
 
 
@@ -75,20 +101,17 @@ def test_evaluator_missing_info_feeds_the_next_plan(make_harness):
     lib = FakeLibrary()
     h = make_harness(
         {
-            "planner": [
-                tool_call("hybrid_search", query="해지"),
-                tool_call("get_article_by_title", title="손해배상"),
-            ],
+            "planner": [tool_call("get_article_by_title", title="손해배상")],
             "evaluator": [INSUFFICIENT, SUFFICIENT],
             "respond": ["제7조와 제8조에 따라 해지하고 배상을 청구할 수 있습니다."],
         },
         library=lib,
     )
     events = h.turn("계약을 어기면 해지하고 돈도 받을 수 있어?")
-    planner_calls = h.calls_by("planner")
-    assert [c.tool_choice for c in planner_calls] == ["auto", "auto"]
-    assert "missing_info: 손해배상" in planner_calls[1].prompt
-    assert "hybrid_search" in planner_calls[1].prompt  # the tool history is shown
+    [plan] = h.calls_by("planner")
+    assert plan.tool_choice == "auto"
+    assert "missing_info: 손해배상" in plan.prompt
+    assert "hybrid_search" in plan.prompt  # the first round's search is in the tool history
     evaluations = [e for e in events if isinstance(e, EvaluationResult)]
     assert [(e.is_sufficient, e.missing_info) for e in evaluations] == [
         (False, "손해배상"),
@@ -102,10 +125,9 @@ def test_all_duplicate_tools_skip_to_evaluator(make_harness):
     lib = FakeLibrary()
     h = make_harness(
         {
+            # Same call as the first round's after normalisation (spacing, default top_k).
             "planner": [
-                tool_call("hybrid_search", query="해지"),
-                # Same call after normalisation (spacing, the schema's default top_k).
-                tool_call("hybrid_search", query="  해지 ", top_k=3),
+                tool_call("hybrid_search", query="  계약을 중간에 끝내려면 어떻게 해? ", top_k=3)
             ],
             "evaluator": [INSUFFICIENT],
             "respond": ["제7조에 따라 해지할 수 있습니다."],
@@ -113,9 +135,8 @@ def test_all_duplicate_tools_skip_to_evaluator(make_harness):
         library=lib,
     )
     events = h.turn("계약을 중간에 끝내려면 어떻게 해?")
-    assert len(lib.searches) == 2  # the question and "해지"; the duplicate never ran
+    assert len(lib.searches) == 1  # the duplicate never ran
     assert types(events).count("tool_selected") == 1
-    assert types(events).count("tool_result") == 2  # both in the first round
     # planner → evaluator directly; nothing new since the last judgement, so no model call.
     evaluations = [e for e in events if isinstance(e, EvaluationResult)]
     assert len(evaluations) == 2 and "새 정보가 없어" in evaluations[1].content
@@ -127,9 +148,9 @@ def test_rule_suggestion_is_never_forced_on_later_iterations(make_harness):
     lib = FakeLibrary()
     h = make_harness(
         {
-            # Iteration 1: the rule suggests get_article_by_title("계약의 해지"), the model adds
-            # a search. Iteration 2: the model chooses nothing → answer.
-            "planner": [tool_call("hybrid_search", query="손해배상"), ""],
+            # Iteration 1 (rules): the title "계약의 해지" and a search of the question.
+            # Iteration 2: the model chooses nothing → answer.
+            "planner": [""],
             "evaluator": [INSUFFICIENT],
             "respond": ["제7조에 따릅니다."],
         },
@@ -139,9 +160,8 @@ def test_rule_suggestion_is_never_forced_on_later_iterations(make_harness):
     selected = [e for e in events if e.type == "tool_selected"]
     assert [t["name"] for t in selected[0].tools] == ["get_article_by_title", "hybrid_search"]
     assert len(selected) == 1
-    assert all(c.tool_choice == "auto" for c in h.calls_by("planner"))
-    assert len(h.calls_by("planner")) == 2
-    assert "get_article_by_title" in h.calls_by("planner")[0].prompt  # shown as a hint
+    [plan] = h.calls_by("planner")
+    assert plan.tool_choice == "auto" and "이미 예정된 도구" not in plan.prompt
 
 
 def test_title_question_is_sufficient_by_rule(make_harness):
@@ -155,9 +175,7 @@ def test_max_iterations_stops_the_loop(make_harness):
     lib = FakeLibrary()
     h = make_harness(
         {
-            "planner": [
-                tool_call("hybrid_search", query=q) for q in ("해지", "위약", "대금", "검수")
-            ],
+            "planner": [tool_call("hybrid_search", query=q) for q in ("해지", "위약", "대금")],
             "evaluator": [INSUFFICIENT, INSUFFICIENT, INSUFFICIENT],
             "respond": ["찾은 범위에서 답합니다."],
         },
@@ -168,7 +186,7 @@ def test_max_iterations_stops_the_loop(make_harness):
     assert len(evaluations) == 4
     assert not evaluations[-1].is_sufficient and "4회" in evaluations[-1].content
     assert len(h.calls_by("evaluator")) == 3  # the 4th evaluation is the limit, no model
-    assert len(h.calls_by("planner")) == 4
+    assert len(h.calls_by("planner")) == 3  # rounds 2–4; the first is the rules'
     assert "탐색 한도" in h.calls_by("respond")[0].prompt
     assert events[-1].content == "찾은 범위에서 답합니다."
 
@@ -177,11 +195,11 @@ def test_max_iterations_setting_is_honoured(make_harness, settings):
     settings.contract.max_iterations = 2
     h = make_harness(
         {
-            "planner": [tool_call("hybrid_search", query=q) for q in ("해지", "위약")],
+            "planner": [tool_call("hybrid_search", query="해지")],
             "evaluator": [INSUFFICIENT],
             "respond": ["답"],
         }
     )
     h.turn("계약 위반 시 책임")
-    assert len(h.calls_by("planner")) == 2
+    assert len(h.calls_by("planner")) == 1
     assert len(h.calls_by("evaluator")) == 1

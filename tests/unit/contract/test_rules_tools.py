@@ -162,3 +162,19 @@ def test_a_clear_lead_in_the_search_settles_the_question() -> None:
     assert rules.clear_top_hit(_searched(4.8, 3.0, kind="standard"), 1.2) is None
     assert rules.clear_top_hit(_searched(4.8, 3.0, tool="get_article_by_title"), 1.2) is None
     assert rules.clear_top_hit(_searched(4.8, 3.0), None) is None  # turned off
+
+
+@pytest.mark.parametrize(
+    ("question", "following", "expected"),
+    [
+        ("제5조 내용이 뭐야?", False, ["get_article_by_index"]),
+        ("제5조에 따른 위약금은 얼마야?", False, ["get_article_by_index", "hybrid_search"]),
+        ("돈은 언제 받아?", False, ["hybrid_search"]),
+        ("그럼 그건 언제 받아?", True, []),
+        ("그럼 제5조는?", True, ["get_article_by_index"]),
+    ],
+)
+def test_first_round_is_decided_by_rule(question, following, expected):
+    calls = rules.first_round(question, contract, following)
+    assert [c["name"] for c in calls] == expected
+    assert all(c["origin"] == "rule" for c in calls)

@@ -134,10 +134,14 @@ def test_structured_output_is_constrained_by_its_schema_and_described_in_korean(
         {"type": "json_object", "schema": schema},
         {"type": "json_schema", "json_schema": {"name": "S", "schema": schema}},
     ):
-        model.invoke([HumanMessage("좋아요")], response_format=fmt)
+        model.invoke([SystemMessage("판정자"), HumanMessage("좋아요")], response_format=fmt)
         req = model.requests[-1]
         assert req.constrained and json.loads(req.schema_json) == schema
-        assert _system(model).startswith("# 출력 형식")
+        # The format trails the conversation: the system prompt and the question stay a
+        # prefix shared with calls that ask another format (or none).
+        assert _system(model) == "판정자"
+        assert req.messages[-1]["role"] == "system"
+        assert req.messages[-1]["content"].startswith("# 출력 형식")
     assert LocalChatModel.json_mode == "json_object"
 
 
@@ -158,6 +162,7 @@ def test_history_with_tool_calls_renders_for_the_chat_template():
             ToolMessage("맑음", tool_call_id="call_1"),
         ],
         "# 도구",
+        None,
     )
     assert messages == [
         {"role": "system", "content": "# 도구"},

@@ -20,8 +20,6 @@ from dure.untrusted import as_data
 
 #: The answer prompt's budget for collected information (characters).
 CONTEXT_BUDGET = 5000
-#: The evaluator's budget for collected information (characters).
-EVALUATOR_BUDGET = 3500
 #: One side of the previous turn, cut here.
 
 
@@ -71,18 +69,6 @@ def format_collected_brief(collected_info: list[dict[str, Any]]) -> str:
     return "\n".join(lines) or "(없음)"
 
 
-def format_collected_detail(collected_info: list[dict[str, Any]], budget: int) -> str:
-    """Collected information in full, each entry cut so the whole fits `budget`."""
-    if not collected_info:
-        return "(없음)"
-    share = max(300, budget // len(collected_info))
-    parts = []
-    for info in collected_info:
-        head = f"[{_call_text(info['tool'], info['args'])}{'' if info['ok'] else ' — 실패'}]"
-        parts.append(f"{head}\n{info['content'][:share]}")
-    return "\n\n".join(parts)[:budget]
-
-
 def _articles(collected_info: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     seen: set[tuple[str, str | None]] = set()
     out = []
@@ -123,7 +109,14 @@ def answer_context(state: ContractState) -> str:
             text, budget = _section(template, same_doc, budget)
             if text:
                 sections.append(text)
-    notes = [i["content"] for i in collected if not i.get("articles")]
+    # A failed tool is said to have failed, so no answer reads its error as a finding.
+    notes = [
+        i["content"]
+        if i.get("ok", True)
+        else prompts.CONTEXT_FAILED.format(tool=i.get("tool", "도구"), why=i["content"])
+        for i in collected
+        if not i.get("articles")
+    ]
     if notes:
         sections.append(prompts.CONTEXT_OTHER.format(body=as_data("\n".join(notes)[:1000])))
     context = "\n\n".join(sections) or prompts.CONTEXT_EMPTY
@@ -131,6 +124,15 @@ def answer_context(state: ContractState) -> str:
         previous = format_previous_turn(state["previous_turn"])
         context = prompts.CONTEXT_PREVIOUS.format(previous_turn=previous) + "\n\n" + context
     return context
+
+
+def answer_messages(state: ContractState, task: str) -> list[BaseMessage]:
+    """The evaluator's and respond's prompt: the same system prompt, collected information and
+    question (one prefix, evaluated once and reused from the prompt cache), then `task`."""
+    user = prompts.ANSWER_USER.format(
+        context=answer_context(state), user_message=state["user_message"], task=task
+    )
+    return [SystemMessage(prompts.ANSWER_SYSTEM), HumanMessage(user)]
 
 
 def planner_messages(

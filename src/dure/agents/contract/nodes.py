@@ -15,13 +15,7 @@ from pydantic import BaseModel, Field
 
 from dure.agents.contract import prompts, rules
 from dure.agents.contract.bookkeeping import absorb, model_tool_calls, select_tools
-from dure.agents.contract.context import (
-    EVALUATOR_BUDGET,
-    answer_context,
-    format_collected_detail,
-    planner_messages,
-    previous_turn_from,
-)
+from dure.agents.contract.context import answer_messages, planner_messages, previous_turn_from
 from dure.agents.contract.deps import Deps
 from dure.agents.contract.state import ContractState, ToolCall, last_evaluation
 from dure.errors import ErrorCode
@@ -58,6 +52,8 @@ __all__ = [
 
 #: The planner's reply is a few tool calls; a model that starts to answer instead is cut here.
 PLANNER_MAX_TOKENS = 256
+#: An answer of five sentences is ≈ 250 tokens; a rambling or looping one is cut here.
+RESPOND_MAX_TOKENS = 400
 
 
 class Judgement(BaseModel):
@@ -171,10 +167,12 @@ async def planner(state: ContractState, *, deps: Deps) -> ContractState:
     if first and state.get("question_kind") == "smalltalk":
         ask_model = False
     elif first:
-        # A follow-up on the previous answer may need no lookup at all.
-        fallback = not state.get("need_previous_context")
-        candidates = rules.suggest_tools(question, contract, search_fallback=fallback)
-        ask_model = not rules.is_pure_lookup(question, contract, candidates)
+        # The first round is the rules' (no model call): the named articles, and a search of
+        # the question as asked when it asks more than they hold. Only a follow-up that names
+        # nothing goes to the model, which may choose no tool and answer from the previous turn.
+        following = bool(state.get("need_previous_context"))
+        candidates = rules.first_round(question, contract, following)
+        ask_model = not candidates
     if ask_model:
         # tool_choice="auto" on every iteration: the model may choose nothing, and a rule
         # suggestion is only ever a hint in the prompt, never a forced choice.
@@ -292,19 +290,11 @@ async def evaluator(state: ContractState, *, deps: Deps) -> ContractState:
             "reasoning": reason,
         }
         return {"iteration_count": count, "missing_info": None, "decision_log": [*log, entry]}
-    messages = [
-        SystemMessage(prompts.EVALUATOR_SYSTEM),
-        HumanMessage(
-            prompts.EVALUATOR_USER.format(
-                user_message=question,
-                explored=", ".join(state.get("explored_articles", [])) or "(없음)",
-                unexplored=", ".join(state.get("unexplored_articles", [])) or "(없음)",
-                collected=format_collected_detail(
-                    state.get("collected_info", []), EVALUATOR_BUDGET
-                ),
-            )
-        ),
-    ]
+    task = prompts.EVALUATOR_TASK.format(
+        explored=", ".join(state.get("explored_articles", [])) or "(없음)",
+        unexplored=", ".join(state.get("unexplored_articles", [])) or "(없음)",
+    )
+    messages = answer_messages(state, task)
     try:
         verdict = await agenerate_structured(deps.models("smart"), messages, Judgement)
     except StructuredOutputError:
@@ -340,24 +330,26 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
         return _finish(prompts.STRUCTURED_ERROR, state["error"])
     emit(Generating(content="답변을 작성하고 있습니다."))
     question = state["user_message"]
-    if state.get("question_kind") == "smalltalk" and not state.get("collected_info"):
-        messages = [SystemMessage(prompts.SMALLTALK_SYSTEM), HumanMessage(question)]
-    else:
-        context = answer_context(state)
-        if last_evaluation(state).get("by") == "limit":
-            context += prompts.LIMIT_REACHED_HINT
-        messages = [
-            SystemMessage(prompts.RESPOND_SYSTEM),
-            HumanMessage(prompts.RESPOND_USER.format(context=context, user_message=question)),
-        ]
-    answer = ""
-    async for chunk in deps.models("smart").astream(messages, config={"tags": [ANSWER_TAG]}):
-        answer += chunk.text
-    answer = answer.strip()
     collected = list(state.get("collected_info", []))
     if state.get("need_previous_context") and state.get("previous_turn"):
         earlier = state["previous_turn"][-1].get("sources", [])
         collected.append({"ok": True, "sources": earlier})
+    if state.get("question_kind") == "smalltalk" and not state.get("collected_info"):
+        messages = [SystemMessage(prompts.SMALLTALK_SYSTEM), HumanMessage(question)]
+    else:
+        task = prompts.RESPOND_TASK
+        if last_evaluation(state).get("by") == "limit":
+            task += prompts.LIMIT_REACHED_TASK
+        messages = answer_messages(state, task)
+    retrieved = rules.retrieved_sources(collected)
+    if retrieved:
+        # What the answer rests on is on screen before the model starts writing.
+        emit(SourcesEvent(content=retrieved, stage="retrieved"))
+    answer = ""
+    model = deps.models("smart").bind(max_tokens=RESPOND_MAX_TOKENS)
+    async for chunk in model.astream(messages, config={"tags": [ANSWER_TAG]}):
+        answer += chunk.text
+    answer = answer.strip()
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
     emit(SourcesEvent(content=sources))
     dumped = [s.model_dump() for s in sources]

@@ -57,37 +57,34 @@ missing_info: {missing_info}
 PLANNER_PREVIOUS = "\n직전 대화 (이 질문이 참조함):\n{previous_turn}\n"
 PLANNER_SUGGESTED = "\n이미 예정된 도구(규칙 기반 제안, 다시 고르지 마세요): {tools}"
 
-# ---------------------------------------------------------------- evaluator
+# ---------------------------------------------------------------- evaluator and respond
+# Both calls send the same system prompt and the same collected information and question, and
+# differ only in the task that follows: the model evaluates that shared prefix once and the
+# answer reuses it from the prompt cache.
 
-EVALUATOR_SYSTEM = (
-    "수집된 정보가 질문에 답변하기 충분한지 평가하세요. 질문에 직접 답할 수 있으면 "
-    "is_sufficient=true 입니다. 부족하면 무엇이 더 필요한지 missing_info 에 구체적으로 "
-    "(가능하면 조 번호나 찾을 내용으로) 적으세요. JSON으로만 답하세요:\n"
-    '{"is_sufficient": true/false, "reasoning": "...", "missing_info": "부족한 정보 (없으면 null)"}'
+ANSWER_SYSTEM = (
+    "당신은 사용자의 계약서를 설명해 주는 한국어 상담원입니다. 수집된 정보만 근거로 판단하고 "
+    "답합니다. " + DATA_RULE
 )
-EVALUATOR_USER = """질문: {user_message}
-
-탐색 상태:
-- 탐색한 항목: {explored}
-- 미탐색 항목: {unexplored}
-
-수집된 정보:
-{collected}"""
-
-# ---------------------------------------------------------------- respond
-
-RESPOND_SYSTEM = (
-    "당신은 사용자의 계약서를 설명해 주는 한국어 상담원입니다. 아래 수집된 정보만 근거로 답하고, "
-    '근거가 된 조항은 반드시 조 번호로 밝히세요 (예: "제5조에 따르면 …"). 사용자 계약서와 '
-    "표준계약서를 구분해서 말하세요. 정보에 없는 내용은 추측하지 말고 계약서에서 확인되지 "
-    "않는다고 말하세요. 핵심만 간결하게 (다섯 문장 이내로) 답하세요. " + DATA_RULE
-)
-RESPOND_USER = """수집된 정보:
+ANSWER_USER = """수집된 정보:
 {context}
 
 질문: {user_message}
 
-답변해주세요."""
+{task}"""
+EVALUATOR_TASK = (
+    "위 정보로 질문에 답할 수 있는지 평가하세요. 탐색한 항목: {explored}. 미탐색 항목: "
+    "{unexplored}. 질문에 직접 답할 수 있으면 is_sufficient=true 입니다. 부족하면 무엇이 더 "
+    "필요한지 missing_info 에 구체적으로 (가능하면 조 번호나 찾을 내용으로) 적으세요. "
+    "reasoning 은 한국어 한 문장입니다."
+)
+RESPOND_TASK = (
+    '근거가 된 조항을 조 번호로 밝히며 답하세요 (예: "제5조에 따르면 …"). 사용자 계약서와 '
+    "표준계약서를 구분해서 말하세요. 질문에 답하는 금액·비율·기간·날짜는 조항에 적힌 그대로 "
+    "쓰세요. 정보에 없는 내용은 추측하지 말고 계약서에서 확인되지 않는다고 말하세요. 핵심만 "
+    "간결하게 (다섯 문장 이내로) 한국어로 답하세요."
+)
+LIMIT_REACHED_TASK = " 탐색 한도에 도달했으니 부족한 정보는 부족하다고 밝히세요."
 SMALLTALK_SYSTEM = (
     "당신은 계약서 Q&A 챗봇입니다. 사용자의 인사나 감사에 한두 문장으로 친절하게 답하고, "
     "연결된 계약서에 대해 무엇이든 물어볼 수 있다고 안내하세요."
@@ -96,5 +93,5 @@ CONTEXT_CONTRACT = "## 사용자 계약서: {doc}\n{body}"
 CONTEXT_STANDARD = "## 표준계약서 (비교 기준, 사용자 계약서 아님): {doc}\n{body}"
 CONTEXT_OTHER = "## 기타 정보\n{body}"
 CONTEXT_PREVIOUS = "## 직전 대화\n{previous_turn}"
+CONTEXT_FAILED = "{tool} 실패: {why}"
 CONTEXT_EMPTY = "(수집된 정보 없음)"
-LIMIT_REACHED_HINT = "\n\n(참고: 탐색 한도에 도달했습니다. 부족한 정보는 부족하다고 밝히세요.)"

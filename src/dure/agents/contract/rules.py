@@ -4,8 +4,10 @@
   number → `get_article_by_index`, an article title in the question → `get_article_by_title`,
   "표준"/"표준계약서" → `lookup_standard_contract`; a question naming none of these (and not
   leaning on the previous turn) → `hybrid_search` of the question as asked.
+- `first_round`: the first round's calls, all by rule: the suggestion, plus a search of the
+  question when it is not a pure lookup.
 - `is_pure_lookup`: the question asks for nothing beyond what the suggestions fetch ("제5조
-  내용이 뭐야?"), so the planner needs no model call.
+  내용이 뭐야?").
 - `rule_sufficiency`: the question named specific articles (by number or title) and exactly
   those were retrieved.
 - `cited_sources`: the retrieved articles an answer cites by number.
@@ -100,6 +102,17 @@ def suggest_tools(
     if search_fallback and not calls:
         # Measured on the dev set: a small model's own first pick often misses the article
         # that plain search ranks in its top 3, so the question itself is always searched.
+        calls.append(_call(HYBRID_SEARCH, {"query": question}))
+    return calls
+
+
+def first_round(question: str, contract: Contract | None, following: bool) -> list[ToolCall]:
+    """The first round's calls, decided without a model: the suggestion, plus a search of the
+    question as asked when it asks more than the named articles hold ("제5조에 따른 위약금은
+    얼마야?"). A follow-up gets only what it names (possibly nothing)."""
+    calls = suggest_tools(question, contract, search_fallback=not following)
+    searched = any(c["name"] == HYBRID_SEARCH for c in calls)
+    if calls and not following and not searched and not is_pure_lookup(question, contract, calls):
         calls.append(_call(HYBRID_SEARCH, {"query": question}))
     return calls
 
