@@ -24,13 +24,19 @@ SETS = {"dev": DATA / "slots_dev.jsonl", "holdout": DATA / "slots_holdout.jsonl"
 TARGET_F1, TARGET_EXACT = 0.95, 0.85
 
 Parser = Callable[[str, str, datetime], dict[str, Any]]
+#: Slot types added after these sets were labelled (they carry no gold for them).
+UNLABELLED = ("exclusion", "requirement")
 
 
 def rules(text: str, intent: str, now: datetime) -> dict[str, Any]:
     """The rule parser under test, its values in canonical form (these sets are so labelled)."""
     schema = get_intent(intent)
     said = parse_slots(text, schema, now).slots
-    return {s.name: s.canonical_value(said[s.name]) for s in schema.slots if s.name in said}
+    return {
+        s.name: s.canonical_value(said[s.name])
+        for s in schema.slots
+        if s.name in said and s.type not in UNLABELLED
+    }
 
 
 def naive(text: str, intent: str, now: datetime) -> dict[str, Any]:

@@ -178,6 +178,14 @@ class TasksSettings(BaseModel):
     llm_extraction: bool = Field(
         False, description="let the fast model fill slots the rule parser left empty"
     )
+    place_search: Literal["auto", "sample", "kakao"] = Field(
+        "auto",
+        description="where lunch looks for restaurants: the shipped sample catalogue, Kakao "
+        "Local keyword search, or auto (Kakao when a key is set)",
+    )
+    kakao_rest_key: SecretStr | None = Field(None, description="Kakao Local REST API key")
+    kakao_base_url: str = "https://dapi.kakao.com"
+    kakao_timeout: float = Field(5.0, gt=0, le=60, description="seconds per Kakao request")
 
 
 class UnderstandingSettings(BaseModel):

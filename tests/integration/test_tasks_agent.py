@@ -18,20 +18,45 @@ from dure.agent import AgentContext
 from dure.agents import get_agent
 from dure.agents.tasks import AGENT
 from dure.agents.tasks.bookings import BookingStore
-from dure.agents.tasks.prompts import CANCELLED, CONFIRM_AGAIN, DECLINED, GATE_MESSAGE
+from dure.agents.tasks.catalogue import restaurants
+from dure.agents.tasks.places import SAMPLE_NOTICE
+from dure.agents.tasks.prompts import (
+    CANCELLED,
+    CONFIRM_AGAIN,
+    DECLINED,
+    GATE_MESSAGE,
+    MODEL_RANKING_UNAVAILABLE,
+)
 from dure.events import Done, ErrorEvent, Event, Question, Slots, Thinking, Token, stream_turn
 from dure.llm import ModelSet
 from dure.persistence import open_checkpointer
 from dure.settings import Settings
-from dure.testing import Call, ScriptedChatModel
+from dure.testing import Call, Reply, ScriptedChatModel
 
 NOW = "2025-03-05T10:00:00+09:00"  # Wednesday morning
-ANSWER = "을지로에서 드시기 좋은 곳을 골랐어요."
+CATALOGUE = {r.name: r for r in restaurants()}
+ANSWER = f"을지로에서 드시기 좋은 곳을 골랐어요. {SAMPLE_NOTICE}"
 
 
 def ask(question: str, ack: str = "") -> dict[str, str]:
     """A scripted question draft."""
     return {"pattern": "ASK", "acknowledgement": ack, "question": question}
+
+
+def ranking(call: Call) -> dict[str, list[str]]:
+    """The menu ranking's reply: the first candidate it was offered."""
+    offered = [line[2:].split(" (")[0] for line in call.prompt.splitlines() if line[:2] == "- "]
+    return {"dishes": offered[:1]}
+
+
+def lunch_model(*replies: Reply) -> ScriptedChatModel:
+    """The scripted replies in order, with the lunch worker's ranking call answered in between."""
+    queue = list(replies)
+
+    def respond(call: Call) -> Reply:
+        return ranking(call) if call.node == "worker" else queue.pop(0)
+
+    return ScriptedChatModel(respond)
 
 
 @asynccontextmanager
@@ -77,9 +102,7 @@ def test_registered_as_tasks() -> None:
 
 
 async def test_seed_four_stage_walkthrough(settings: Settings) -> None:
-    model = ScriptedChatModel(
-        [ask("시간은 언제로 할까요?", "을지로, 2명으로 확인했습니다."), ANSWER]
-    )
+    model = lunch_model(ask("시간은 언제로 할까요?", "을지로, 2명으로 확인했습니다."), ANSWER)
     async with agent(settings, model) as ctx:
         # 1단계: 일부 정보 → 게이트 통과 못함 → LLM이 질문 하나를 만든다
         first = await turn(ctx, "을지로에서 2명")
@@ -114,7 +137,7 @@ async def test_seed_four_stage_walkthrough(settings: Settings) -> None:
             "다음 단계: 식당 검색 · 완료된 단계 2개 건너뜀",
             "다음 단계: 결과 전달 전 확인 · 완료된 단계 3개 건너뜀",
         ]
-        assert nodes(model.calls) == ["qa_agent", "final_answer"]
+        assert nodes(model.calls) == ["qa_agent", "worker", "final_answer"]  # + menu ranking
         assert "".join(e.content for e in second if isinstance(e, Token)) == ANSWER
         assert done(second).content == ANSWER and done(second).sources
 
@@ -124,15 +147,15 @@ async def test_seed_four_stage_walkthrough(settings: Settings) -> None:
             assert gate["message"] == GATE_MESSAGE
             assert gate["final_data"]["reason"] == "required_slots_filled"
         found = state["results"]["restaurant_search_agent"]["data"]["restaurants"]
-        assert found and all(r["area"] == "을지로" and r["max_party"] >= 2 for r in found)
+        assert found and all(CATALOGUE[r["name"]].area == "을지로" for r in found)
 
 
 async def test_everything_at_once_gets_no_question(settings: Settings) -> None:
     """The AS-IS loop cannot happen: the gate is a rule, so no LLM is asked whether to ask."""
 
-    def respond(call: Call) -> str:
-        assert call.node == "final_answer", f"unexpected LLM call in {call.node}"
-        return ANSWER
+    def respond(call: Call) -> Reply:
+        assert call.node in ("worker", "final_answer"), f"unexpected LLM call in {call.node}"
+        return ranking(call) if call.node == "worker" else ANSWER
 
     model = ScriptedChatModel(respond)
     async with agent(settings, model) as ctx:
@@ -140,12 +163,12 @@ async def test_everything_at_once_gets_no_question(settings: Settings) -> None:
             events = await turn(ctx, "을지로, 2명, 12시 30분")
             assert not questions(events) and not done(events).waiting
             assert done(events).content == ANSWER
-            assert done(events).usage.by_node.keys() == {"final_answer"}
-    assert nodes(model.calls) == ["final_answer", "final_answer"]
+            assert done(events).usage.by_node.keys() == {"worker", "final_answer"}
+    assert nodes(model.calls) == ["worker", "final_answer"] * 2
 
 
 async def test_corrections_overwrite_while_waiting_and_after(settings: Settings) -> None:
-    model = ScriptedChatModel([ask("시간은 언제로 할까요?"), ANSWER, ANSWER])
+    model = lunch_model(ask("시간은 언제로 할까요?"), ANSWER, ANSWER)
     async with agent(settings, model) as ctx:
         await turn(ctx, "을지로 3명")
         await turn(ctx, "아 3명 말고 4명, 12시")
@@ -163,14 +186,14 @@ async def test_corrections_overwrite_while_waiting_and_after(settings: Settings)
             "datetime": "2025-03-05T12:00:00+09:00",
         }
         assert all(
-            r["max_party"] >= 5
+            CATALOGUE[r["name"]].max_party >= 5
             for r in state["results"]["restaurant_search_agent"]["data"]["restaurants"]
         )
-    assert nodes(model.calls) == ["qa_agent", "final_answer", "final_answer"]
+    assert nodes(model.calls) == ["qa_agent", "worker", "final_answer", "worker", "final_answer"]
 
 
 async def test_invalid_value_is_reasked_with_the_reason(settings: Settings) -> None:
-    model = ScriptedChatModel([ask("점심은 몇 시에 드실 건가요?"), ANSWER])
+    model = lunch_model(ask("점심은 몇 시에 드실 건가요?"), ANSWER)
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "을지로 2명 저녁 7시")
         assert slot_events(first)[-1].missing == ["datetime"]
@@ -179,7 +202,7 @@ async def test_invalid_value_is_reasked_with_the_reason(settings: Settings) -> N
         )
         second = await turn(ctx, "12시")
         assert done(second).content == ANSWER
-    assert nodes(model.calls) == ["qa_agent", "final_answer"]
+    assert nodes(model.calls) == ["qa_agent", "worker", "final_answer"]
 
 
 async def test_a_question_about_a_filled_slot_is_never_asked(settings: Settings) -> None:
@@ -190,7 +213,7 @@ async def test_a_question_about_a_filled_slot_is_never_asked(settings: Settings)
 
 
 async def test_a_request_can_add_a_required_slot(settings: Settings) -> None:
-    model = ScriptedChatModel([ask("인당 예산은 어느 정도로 생각하세요?"), ANSWER])
+    model = lunch_model(ask("인당 예산은 어느 정도로 생각하세요?"), ANSWER)
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "예산 맞춰서 을지로 2명 12시 점심")
         assert slot_events(first)[-1].missing == ["budget_per_person"]
@@ -203,11 +226,11 @@ async def test_restart_while_waiting_with_a_new_checkpointer(settings: Settings)
     first_model = ScriptedChatModel([ask("시간은 언제로 할까요?")])
     async with agent(settings, first_model) as ctx:
         assert done(await turn(ctx, "을지로에서 2명")).waiting
-    second_model = ScriptedChatModel([ANSWER])  # a new process would have a new model too
+    second_model = lunch_model(ANSWER)  # a new process would have a new model too
     async with agent(settings, second_model) as ctx:
         events = await turn(ctx, "12시 반")
     assert done(events).content == ANSWER
-    assert nodes(second_model.calls) == ["final_answer"]
+    assert nodes(second_model.calls) == ["worker", "final_answer"]
 
 
 # The first turn of a conversation, run in a separate Python process (argv: draft, now, thread, message).
@@ -245,11 +268,11 @@ async def test_restart_while_waiting_in_a_new_process(settings: Settings) -> Non
     last = json.loads(run.stdout.splitlines()[-1])
     assert last["type"] == "done" and last["waiting"]
 
-    model = ScriptedChatModel([ANSWER])
+    model = lunch_model(ANSWER)
     async with agent(settings, model) as ctx:
         events = await turn(ctx, "12시 반", thread="p")
     assert done(events).content == ANSWER
-    assert nodes(model.calls) == ["final_answer"]
+    assert nodes(model.calls) == ["worker", "final_answer"]
 
 
 async def test_meeting_room_confirm_change_then_book(settings: Settings) -> None:
@@ -316,7 +339,7 @@ async def test_general_talk_passes_the_gate_at_once(settings: Settings) -> None:
 
 async def test_llm_extraction_fills_only_what_rules_left_empty(settings: Settings) -> None:
     settings.tasks.llm_extraction = True
-    model = ScriptedChatModel([{"party_size": "넷"}, ANSWER])
+    model = lunch_model({"party_size": "넷"}, ANSWER)
     async with agent(settings, model) as ctx:
         events = await turn(ctx, "을지로 12시, 인원은 우리 팀 전원(넷)")
         state = await state_of(ctx)
@@ -324,11 +347,11 @@ async def test_llm_extraction_fills_only_what_rules_left_empty(settings: Setting
     assert done(events).content == ANSWER
     fields_prompt = model.calls[0].messages[0].content
     assert "party_size" in fields_prompt and "location" not in fields_prompt
-    assert nodes(model.calls) == ["planner", "final_answer"]
+    assert nodes(model.calls) == ["planner", "worker", "final_answer"]
 
 
 async def test_a_model_failure_still_asks_and_answers(settings: Settings) -> None:
-    model = ScriptedChatModel([ConnectionError("down"), ConnectionError("down")])
+    model = ScriptedChatModel([ConnectionError("down")] * 3)  # question, ranking, answer
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "을지로에서 2명")
         second = await turn(ctx, "12시 30분")
@@ -336,6 +359,8 @@ async def test_a_model_failure_still_asks_and_answers(settings: Settings) -> Non
     for events in (first, second):
         assert [e.code for e in events if isinstance(e, ErrorEvent)] == ["llm_unavailable"]
     assert done(second).content.startswith("추천 메뉴:")
+    assert MODEL_RANKING_UNAVAILABLE in done(second).content  # the rule order stood, and said so
+    assert SAMPLE_NOTICE in done(second).content
     assert done(second).sources
 
 

@@ -152,7 +152,7 @@ def test_corrections_keep_the_last_value(text: str, slot: str, value: Any) -> No
 
 def test_a_negation_alone_clears_the_slot() -> None:
     result = parse_slots("한식 말고", LUNCH, WED)
-    assert result.slots == {}
+    assert result.slots == {"exclusions": ["한식"]}  # not wished for, and kept out of the menu
     assert result.cleared == ["cuisine"]
 
 

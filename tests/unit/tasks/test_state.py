@@ -20,7 +20,7 @@ def lunch(**slots: object) -> ConversationState:
 def test_required_slots_come_from_the_intent() -> None:
     state = ConversationState.for_intent(LUNCH)
     assert state.required_slots == ["location", "datetime", "party_size"]
-    assert state.optional_slots == ["cuisine", "budget_per_person"]
+    assert state.optional_slots == ["cuisine", "budget_per_person", "exclusions", "requirements"]
     assert state.pending_slots == state.required_slots
 
 

@@ -8,7 +8,10 @@ import pytest
 
 from dure.agent import AgentContext
 from dure.agents.tasks.catalogue import areas, building, restaurants
+from dure.agents.tasks.dishes import dish
 from dure.agents.tasks.intents import LUNCH, MEETING_ROOM
+from dure.agents.tasks.places import SAMPLE_NOTICE
+from dure.agents.tasks.prompts import MODEL_RANKING_UNAVAILABLE
 from dure.agents.tasks.schema import IntentSchema
 from dure.agents.tasks.state import ConversationState
 from dure.agents.tasks.workers import WorkerInput, WorkerResult, get_worker
@@ -30,8 +33,12 @@ def conv(schema: IntentSchema, **slots: object) -> ConversationState:
     return state
 
 
+#: A lunch the tests vary one slot of.
+LUNCH_SLOTS = {"location": "을지로", "datetime": "2025-03-05T12:30:00+09:00", "party_size": 2}
+
+
 async def lunch(ctx: AgentContext, **slots: object) -> tuple[WorkerResult, WorkerResult]:
-    state = conv(LUNCH, **slots)
+    state = conv(LUNCH, **{**LUNCH_SLOTS, **slots})
     menu = await get_worker("menu_recommendation_agent")(WorkerInput(state, NOW, ctx.settings))
     found = await get_worker("restaurant_search_agent")(
         WorkerInput(state, NOW, ctx.settings, results={"menu_recommendation_agent": menu})
@@ -48,17 +55,17 @@ def test_catalogue_is_fictional_korean_and_covers_every_area() -> None:
 async def test_lunch_results_respect_every_constraint(ctx: AgentContext) -> None:
     when = "2025-03-05T12:30:00+09:00"
     menu, found = await lunch(ctx, location="을지로", datetime=when, party_size=8)
-    assert found.ok and found.sources
-    picked = {r["name"] for r in found.data["restaurants"]}
+    assert found.ok and found.sources and found.data["provider"] == "sample"
+    assert SAMPLE_NOTICE in found.notices
     catalogue = {r.name: r for r in restaurants()}
-    for name in picked:
-        r = catalogue[name]
+    for place in found.data["restaurants"]:
+        r = catalogue[place["name"]]
         assert r.area == "을지로" and r.max_party >= 8 and r.is_open(datetime.fromisoformat(when))
-        assert r.cuisine in menu.data["cuisines"]
+        assert place["dish"] in menu.data["dishes"]  # found for a recommended dish
 
 
 async def test_asked_cuisine_and_budget_are_used(ctx: AgentContext) -> None:
-    _, found = await lunch(
+    menu, found = await lunch(
         ctx,
         location="여의도",
         datetime="2025-03-05T12:00:00+09:00",
@@ -66,15 +73,16 @@ async def test_asked_cuisine_and_budget_are_used(ctx: AgentContext) -> None:
         cuisine="일식",
         budget_per_person={"max": 25000},
     )
-    assert [r["cuisine"] for r in found.data["restaurants"]] == ["일식"]
-    assert all(min(m["price"] for m in r["menus"]) <= 25000 for r in found.data["restaurants"])
+    assert {dish(n).category for n in menu.data["dishes"]} == {"일식"}  # type: ignore[union-attr]
+    assert [r["category"] for r in found.data["restaurants"]] == ["일식"]
+    assert found.data["relaxed"] == []
 
 
 async def test_constraints_are_relaxed_and_said_when_nothing_fits(ctx: AgentContext) -> None:
     _, found = await lunch(
         ctx, location="성수", datetime="2025-03-05T12:00:00+09:00", party_size=2, cuisine="중식"
     )
-    assert found.data["relaxed"] == ["음식 종류"]
+    assert found.data["relaxed"] == ["메뉴"]
     assert "넓혀" in found.summary
 
 
@@ -84,6 +92,25 @@ async def test_closed_days_and_break_times_are_honoured(ctx: AgentContext) -> No
     names = {r["name"] for r in found.data.get("restaurants", [])}
     assert "두레국밥 을지로점" not in names  # closed on Sundays
     assert "을지면옥당" not in names  # break 15:00-16:30
+
+
+async def test_excluded_dishes_are_neither_recommended_nor_listed(ctx: AgentContext) -> None:
+    menu, found = await lunch(ctx, exclusions=["매운 음식", "고기"])
+    assert menu.data["ranked_by"] == "rules" and MODEL_RANKING_UNAVAILABLE in menu.notices
+    listed = [m["name"] for p in found.data["restaurants"] for m in p["menus"]]
+    assert listed
+    for name in [*menu.data["dishes"], *listed]:
+        d = dish(name)
+        assert d is not None and d.spicy == 0
+        assert not {"돼지고기", "쇠고기", "닭고기"} & set(d.allergens)
+
+
+async def test_a_requirement_the_catalogue_knows_is_checked(ctx: AgentContext) -> None:
+    _, found = await lunch(ctx, requirements=["주차"])
+    catalogue = {r.name: r for r in restaurants()}
+    assert found.data["restaurants"]
+    assert all("주차" in catalogue[p["name"]].tags for p in found.data["restaurants"])
+    assert not any("확인할 수 없어요" in n for n in found.notices)
 
 
 async def book(ctx: AgentContext, thread: str, **slots: object) -> WorkerResult:

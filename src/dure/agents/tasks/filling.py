@@ -48,8 +48,12 @@ def apply_parse(
             if _merge_datetime(conv, spec.name, result, now):
                 changed.append(spec.name)
         elif spec.name in result.slots:
-            conv.slots[spec.name] = result.slots[spec.name]
-            changed.append(spec.name)
+            value = result.slots[spec.name]
+            if spec.accumulates:
+                value = list(dict.fromkeys([*(conv.slots.get(spec.name) or []), *value]))
+            if value != conv.slots.get(spec.name):
+                conv.slots[spec.name] = value
+                changed.append(spec.name)
     for name in result.cleared:
         if conv.slots.pop(name, None) is not None:
             changed.append(name)

@@ -10,6 +10,7 @@ from typing import Any
 from dure.agents.tasks import prompts
 from dure.agents.tasks.catalogue import areas, building
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, UnknownIntentError, Validator
+from dure.korean.slots.diet import REQUIREMENTS
 from dure.korean.slots.keywords import EQUIPMENT, canonical_cuisine
 from dure.korean.slots.place import canonical_place
 from dure.korean.time import as_seoul
@@ -130,6 +131,25 @@ LUNCH = IntentSchema(
             required=False,
             validator=_budget,
             require_when=("예산", "가격대"),
+        ),
+        SlotSpec(
+            "exclusions",
+            "exclusion",
+            "못 먹는 것",
+            "빼야 할 음식(매운 음식, 알레르기 등)이 있나요?",
+            required=False,
+            accumulates=True,
+        ),
+        SlotSpec(
+            "requirements",
+            "requirement",
+            "필요한 조건",
+            "식당에 꼭 필요한 조건(주차, 룸, 단체석)이 있나요?",
+            required=False,
+            accumulates=True,
+            # The words that ask for a condition make it required: the places found must be
+            # checked against it, or the answer says it could not be.
+            require_when=tuple(w for words in REQUIREMENTS.values() for w in words),
         ),
     ),
     workers=("menu_recommendation_agent", "restaurant_search_agent"),

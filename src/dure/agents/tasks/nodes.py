@@ -319,7 +319,7 @@ async def final_answer(state: TaskState, *, deps: Deps) -> TaskState:
         ]
         return {"answer": (await model.ainvoke(messages, config=tagged)).text, "sources": []}
     results = [WorkerResult.model_validate(r) for r in (state.get("results") or {}).values()]
-    summary = "\n".join(r.summary for r in results)
+    summary = "\n".join([*(r.summary for r in results), *(n for r in results for n in r.notices)])
     conditions = ", ".join(phrase for _, phrase in known_values(conv, schema, now))
     messages = [
         SystemMessage(prompts.ANSWER_SYSTEM),
@@ -340,5 +340,8 @@ async def final_answer(state: TaskState, *, deps: Deps) -> TaskState:
         log.warning("final answer model failed (%s); answering with the workers' summary", e)
         emit(ErrorEvent(code=ErrorCode.LLM_UNAVAILABLE, content=prompts.MODEL_UNAVAILABLE))
         answer = summary
+    untold = [n for r in results for n in r.notices if n not in answer]
+    if untold:  # said whatever the model wrote: the answer never passes these over
+        answer = "\n\n".join([answer, *dict.fromkeys(untold)])
     sources = [s.model_dump(mode="json") for r in results for s in r.sources]
     return {"answer": answer, "sources": sources}

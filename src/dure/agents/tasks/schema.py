@@ -16,7 +16,17 @@ from dure.agents.tasks import prompts
 from dure.errors import DureError
 from dure.korean.time import WEEKDAYS
 
-SlotType = Literal["place", "datetime", "party_size", "cuisine", "budget", "duration", "equipment"]
+SlotType = Literal[
+    "place",
+    "datetime",
+    "party_size",
+    "cuisine",
+    "budget",
+    "duration",
+    "equipment",
+    "exclusion",
+    "requirement",
+]
 #: A validator returns None for a good value, else the reason in Korean (said to the user).
 Validator = Callable[[Any, datetime], str | None]
 Normaliser = Callable[[Any], Any]
@@ -30,6 +40,8 @@ ASK_TERMS: dict[str, tuple[str, ...]] = {
     "budget": ("예산", "가격", "얼마"),
     "duration": ("얼마나", "몇 시간", "사용 시간", "동안"),
     "equipment": ("장비", "화상", "프로젝터", "화이트보드"),
+    "exclusion": ("못 드시", "빼", "알레르기", "제외"),
+    "requirement": ("조건", "주차", "필요한"),
 }
 
 
@@ -65,7 +77,7 @@ def display_value(slot_type: str, value: Any) -> str:
         return " ".join(
             p for p in (f"{hours}시간" if hours else "", f"{minutes}분" if minutes else "") if p
         )
-    if slot_type == "equipment":
+    if slot_type in ("equipment", "exclusion", "requirement"):
         return ", ".join(value)
     return str(value)
 
@@ -86,6 +98,8 @@ class SlotSpec:
     #: The form search and workers use, when it differs from what the user said (a place's
     #: catalogue area, a food's category); the slot itself keeps the user's words.
     canonical: Normaliser | None = None
+    #: A list slot whose values add up across turns ("매운 거 빼고" … "견과류 알레르기도").
+    accumulates: bool = False
 
     def normalise(self, value: Any) -> Any:
         """A parsed value in the slot's type (e.g. a count as `int`)."""

@@ -1,8 +1,8 @@
 """The rule-based slot parser: one utterance → the slot values it states (no LLM).
 
 `extract` runs every extractor in a fixed order on a working copy of the text: numbers that
-are never slots are blanked first, then dates and times, durations, money, keywords, people and
-places, each claiming what it read. `parse_slots` keeps the slots a given intent declares.
+are never slots are blanked first, then dates and times, durations, money, keywords, exclusions
+and requirements (read, not claimed), people and places, each claiming what it read. `parse_slots` keeps the slots a given intent declares.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from datetime import date, datetime, time
 from typing import Any, Protocol
 
 from dure.korean.slots.core import Utterance, mask_distractors
+from dure.korean.slots.diet import extract_exclusions, extract_requirements
 from dure.korean.slots.keywords import EQUIPMENT, extract_keywords
 from dure.korean.slots.money import extract_budget
 from dure.korean.slots.people import extract_party
@@ -41,6 +42,8 @@ def extract(text: str, now: datetime, expect: Iterable[str] = ()) -> Utterance:
     extract_durations(u)
     extract_budget(u)
     extract_keywords(u)
+    extract_exclusions(u)
+    extract_requirements(u)
     extract_party(u, expected="party_size" in expected)
     extract_places(u, expected="place" in expected)
     return u
@@ -96,6 +99,8 @@ def _value(u: Utterance, slot_type: str, party: int | None) -> Any:
     if slot_type == "equipment":
         kept = {m.value for m in u.of("equipment") if not m.negated}
         return [name for name in EQUIPMENT if name in kept] or None
+    if slot_type in ("exclusion", "requirement"):  # every one said, in the order said
+        return list(dict.fromkeys(m.value for m in u.of(slot_type))) or None
     picked = u.pick(slot_type)
     return picked.value if picked else None
 

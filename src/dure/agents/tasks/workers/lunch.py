@@ -1,111 +1,128 @@
-"""The lunch workers over the fictional catalogue: what to eat, then where.
+"""The lunch workers, as seed 003 has them: recommend dishes, then search restaurants for them.
 
-`menu_recommendation_agent` picks up to three kinds of food that fit (the one asked for, or
-those whose best fitting place in the area scores highest, with a bonus for quick places when
-eating alone and for group tables from six people). `restaurant_search_agent` finds places open
-at that time with room for the party, relaxing the kind of food and then the budget when nothing
-fits — and says so. No LLM call: the final answer phrases the result.
+`menu_recommendation_agent` takes the dish table, removes by rule every dish the user excluded
+("매운 거 빼고", "견과류 알레르기", "고기 말고"), orders the rest by rule (the kind asked for,
+the budget, what is served nearby) and lets one bounded `fast`-model call rank them against the
+slots (an enum of the survivors: it cannot bring back an excluded dish). No model → the rule
+order, said. `restaurant_search_agent` asks the place-search provider (`places.py`) for the
+chosen dishes near the place; a provider that fails leaves the catalogue's answer and a notice.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 
-from dure.agents.tasks.catalogue import Restaurant, restaurants
+from dure.agents.tasks import prompts
+from dure.agents.tasks.dishes import Dish, allowed, dish, dishes, rank, rule_order
+from dure.agents.tasks.kakao import KakaoLocal
+from dure.agents.tasks.places import PlaceQuery, PlaceSearch, SampleCatalogue, search_places
+from dure.agents.tasks.question import known_values
 from dure.agents.tasks.schema import display_value
 from dure.agents.tasks.workers.base import WorkerInput, WorkerResult, register_worker
+from dure.korean.time import as_seoul
+from dure.settings import Settings
 from dure.sources import Source
-
-MAX_KINDS = 3
-MAX_PLACES = 3
+from dure.tools._http import api_key
 
 
-def _fits_budget(r: Restaurant, budget: dict[str, int] | None) -> bool:
-    low, high = (budget or {}).get("min", 0), (budget or {}).get("max")
-    return (high is None or r.lowest_price <= high) and r.highest_price >= low
+def provider_for(settings: Settings) -> PlaceSearch:
+    """The configured provider (`tasks.place_search`; auto: Kakao when a key is set)."""
+    t = settings.tasks
+    if t.place_search == "kakao" or (t.place_search == "auto" and api_key(t.kakao_rest_key)):
+        return KakaoLocal(t.kakao_rest_key, t.kakao_base_url, t.kakao_timeout)
+    return SampleCatalogue()
 
 
-def _score(r: Restaurant, party: int) -> float:
-    bonus = 0.3 if (party == 1 and "혼밥" in r.tags) or (party >= 6 and "단체석" in r.tags) else 0.0
-    return r.rating + bonus - r.walk_minutes * 0.02
-
-
-def _candidates(inp: WorkerInput, *, cuisines: list[str] | None, budget: bool) -> list[Restaurant]:
+def _query(inp: WorkerInput, chosen: list[Dish]) -> PlaceQuery:
     conv = inp.conversation
-    when = datetime.fromisoformat(conv.slots["datetime"])
-    party = int(conv.slots["party_size"])
-    return [
-        r
-        for r in restaurants()
-        if r.area == conv.canonical("location")
-        and r.is_open(when)
-        and r.max_party >= party
-        and (not cuisines or r.cuisine in cuisines)
-        and (not budget or _fits_budget(r, conv.slots.get("budget_per_person")))
-    ]
+    return PlaceQuery(
+        place=str(conv.slots["location"]),
+        area=str(conv.canonical("location")),
+        dishes=chosen,
+        when=as_seoul(datetime.fromisoformat(conv.slots["datetime"])),
+        party=int(conv.slots["party_size"]),
+        budget=conv.slots.get("budget_per_person"),
+        requirements=list(conv.slots.get("requirements") or []),
+        exclusions=list(conv.slots.get("exclusions") or []),
+    )
 
 
 @register_worker("menu_recommendation_agent", "점심 메뉴 추천")
 async def recommend_menu(inp: WorkerInput) -> WorkerResult:
-    """Kinds of food (and dishes) worth eating for this lunch."""
+    """Up to three dishes that respect every exclusion, best first."""
     conv = inp.conversation
-    party = int(conv.slots["party_size"])
-    asked = conv.canonical("cuisine")
-    fitting = _candidates(inp, cuisines=[asked] if asked else None, budget=True)
-    ranked = sorted(fitting, key=lambda r: -_score(r, party))
-    kinds = [asked] if asked else list(dict.fromkeys(r.cuisine for r in ranked))[:MAX_KINDS]
-    dishes = {k: [m.name for r in ranked if r.cuisine == k for m in r.menus][:3] for k in kinds}
-    if not any(dishes.values()):
+    exclusions = list(conv.slots.get("exclusions") or [])
+    avoided = f" (제외: {', '.join(exclusions)})" if exclusions else ""
+    survivors = allowed(dishes(), exclusions)
+    if not survivors:
         return WorkerResult(
-            summary="조건에 꼭 맞는 메뉴를 고르지 못해 식당 검색에서 조건을 넓혀 봅니다.",
-            data={"cuisines": kinds, "dishes": dishes},
+            ok=False, summary=f"말씀하신 조건을 모두 피하는 메뉴가 메뉴 표에 없어요{avoided}."
         )
-    listed = ", ".join(f"{k}({'·'.join(d)})" for k, d in dishes.items() if d)
-    return WorkerResult(summary=f"추천 메뉴: {listed}", data={"cuisines": kinds, "dishes": dishes})
+    asked = [str(w) for w in (conv.slots.get("cuisine"), conv.canonical("cuisine")) if w]
+    provider = provider_for(inp.settings)
+    nearby = provider.nearby(_query(inp, [])) if isinstance(provider, SampleCatalogue) else None
+    ordered = rule_order(
+        survivors,
+        asked=asked,
+        budget=(conv.slots.get("budget_per_person") or {}).get("max"),
+        nearby=nearby,
+    )
+    schema = conv.schema()
+    conditions = ", ".join(p for _, p in known_values(conv, schema, inp.now)) if schema else ""
+    model = inp.models("fast") if inp.models else None
+    chosen, by_model = await rank(ordered, conditions, model)
+    listed = ", ".join(f"{d.name}({d.category}, 약 {d.price:,}원)" for d in chosen)
+    return WorkerResult(
+        summary=f"추천 메뉴{avoided}: {listed}",
+        data={
+            "dishes": [d.name for d in chosen],
+            "ranked_by": "llm" if by_model else "rules",
+            "exclusions": exclusions,
+        },
+        notices=[] if by_model else [prompts.MODEL_RANKING_UNAVAILABLE],
+    )
 
 
-def _source(r: Restaurant) -> Source:
+def _source(place: dict[str, str], area: str) -> Source:
     return Source(
-        doc=r.name,
+        doc=place["name"],
         kind="tool",
-        article_title=f"{r.area} · {r.cuisine}",
-        text=(
-            f"{r.station} 도보 {r.walk_minutes}분 · 1인 {r.lowest_price:,}~{r.highest_price:,}원"
-            f" · 평점 {r.rating} · 최대 {r.max_party}명"
-        ),
+        article_title=f"{area} · {place['category']}",
+        text=place["detail"],
+        url=place.get("url"),
     )
 
 
 @register_worker("restaurant_search_agent", "식당 검색")
 async def search_restaurants(inp: WorkerInput) -> WorkerResult:
-    """Restaurants open at that time with room for the party, best first."""
-    menu = inp.results.get("menu_recommendation_agent")
-    kinds = (menu.data.get("cuisines") if menu else None) or None
-    relaxed: list[str] = []
-    found = _candidates(inp, cuisines=kinds, budget=True)
-    if not found and kinds:
-        relaxed.append("음식 종류")
-        found = _candidates(inp, cuisines=None, budget=True)
-    if not found and inp.conversation.slots.get("budget_per_person"):
-        relaxed.append("예산")
-        found = _candidates(inp, cuisines=None, budget=False)
+    """Places near the place for the chosen dishes (the provider's best first)."""
     conv = inp.conversation
+    menu = inp.results.get("menu_recommendation_agent")
+    chosen = [d for n in (menu.data.get("dishes", []) if menu else []) if (d := dish(n))]
+    query = _query(inp, chosen)
+    found = await search_places(provider_for(inp.settings), query)
     when = display_value("datetime", conv.slots["datetime"])
-    if not found:
+    if not found.places:
         return WorkerResult(
             ok=False,
-            summary=f"{conv.slots['location']}에서 {when}에 {conv.slots['party_size']}명이 갈 수 있는 식당을 찾지 못했어요.",
+            summary=f"{query.place}에서 {when}에 {query.party}명이 갈 수 있는 식당을 찾지 못했어요.",
+            notices=found.notices,
         )
-    party = int(conv.slots["party_size"])
-    top = sorted(found, key=lambda r: -_score(r, party))[:MAX_PLACES]
+    places = [asdict(p) for p in found.places]
     lines = [
-        f"- {r.name} ({r.cuisine}, {r.station} 도보 {r.walk_minutes}분, 1인 {r.lowest_price:,}원부터, 평점 {r.rating}): "
-        + ", ".join(f"{m.name} {m.price:,}원" for m in r.menus)
-        for r in top
+        f"- {p['name']} ({p['category']}, {p['detail']})"
+        + (
+            ": " + ", ".join(f"{m['name']} {m['price']:,}원" for m in p["menus"])
+            if p["menus"]
+            else f" — '{p['dish']}' 검색 결과"
+        )
+        for p in places
     ]
-    note = f" ({'·'.join(relaxed)} 조건을 넓혀 찾았어요)" if relaxed else ""
+    note = f" ({'·'.join(found.relaxed)} 조건을 넓혀 찾았어요)" if found.relaxed else ""
     return WorkerResult(
         summary=f"추천 식당{note}:\n" + "\n".join(lines),
-        data={"restaurants": [r.model_dump(by_alias=True) for r in top], "relaxed": relaxed},
-        sources=[_source(r) for r in top],
+        data={"restaurants": places, "relaxed": found.relaxed, "provider": found.provider},
+        sources=[_source(p, query.area) for p in places],
+        notices=found.notices,
     )
