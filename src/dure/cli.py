@@ -17,7 +17,16 @@ from rich.markup import escape
 
 from dure.agents import agent_names, get_agent
 from dure.errors import DureError, ErrorCode
-from dure.events import Done, ErrorEvent, Event, Question, SourcesEvent, Token, stream_turn
+from dure.events import (
+    Done,
+    ErrorEvent,
+    Event,
+    Question,
+    Slots,
+    SourcesEvent,
+    Token,
+    stream_turn,
+)
 from dure.settings import Settings, get_settings
 
 app = typer.Typer(
@@ -96,6 +105,9 @@ def _print_event(event: Event, as_json: bool) -> None:
         err.print(f"[red]오류:[/] {escape(str(event.content))}")
     elif isinstance(event, Question):
         out.print(f"[bold]{escape(str(event.content))}[/]")
+    elif isinstance(event, Slots) and event.rows:  # as people read them: 인원 2명 · 시간 미입력
+        shown = " · ".join(f"{r['label']} {r['value'] or '미입력'}" for r in event.rows)
+        out.print(f"[dim]· 작업 정보: {escape(shown)}[/]")
     elif isinstance(event, SourcesEvent):
         if event.content:
             labels = escape(", ".join(s.label() for s in event.content))

@@ -14,6 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from dure.agents.tasks.places import SAMPLE_NOTICE
 from dure.llm import ModelSet
 from dure.server import create_app
 from dure.server.keys import create_key
@@ -39,7 +40,7 @@ CONTRACT = """# 소프트웨어 개발 용역 계약서
 """
 
 
-LUNCH = "을지로에서 드시기 좋은 곳을 골랐어요."
+LUNCH = f"을지로에서 드시기 좋은 곳을 골랐어요. {SAMPLE_NOTICE}"
 
 
 SUM = "12+30은 **42**입니다."
@@ -55,6 +56,9 @@ def scripted(call: Call) -> str | dict[str, object] | AIMessage:
             output = re.sub(r"</?자료[^>]*>", "", str(last.content)).strip()
             return f"파이썬으로 계산한 결과는 {output}입니다."
         return tool_call("python_repl", code="print(6 * 7)")
+    if call.node == "worker":  # the lunch menu ranking: the first dish it was offered
+        offered = [line[2:].split(" (")[0] for line in call.prompt.splitlines() if line[:2] == "- "]
+        return {"dishes": offered[:1]}
     if call.node == "qa_agent":
         return {
             "pattern": "ASK",
@@ -215,7 +219,9 @@ def test_task_conversation_through_its_question(
     question = page.locator(".bubble.assistant.question")
     expect(question).to_contain_text("시간은 언제로 할까요?", timeout=60_000)
     expect(page.locator("#slots-table tr.missing")).to_have_count(1)
-    expect(page.locator("#slots-table tr.missing")).to_contain_text("datetime")
+    expect(page.locator("#slots-table tr.missing")).to_contain_text("시간")  # its Korean label
+    expect(page.locator("#slots-table")).to_contain_text("인원2명")
+    expect(page.locator("#slots-status")).to_have_text("아직 필요한 정보: 시간")
     expect(page.locator("#input")).to_have_attribute("placeholder", "질문에 답해 주세요")
     page.screenshot(path=ARTIFACTS / "desktop-task-question.png")
 
@@ -223,6 +229,7 @@ def test_task_conversation_through_its_question(
     expect(page.locator(".exchange .answer").last).to_have_text(LUNCH, timeout=60_000)
     expect(page.locator("#slots-table tr.missing")).to_have_count(0)
     expect(page.locator("#slots-table")).to_contain_text("을지로")
+    expect(page.locator("#slots-table")).to_contain_text("오후 12시 30분")  # not an ISO string
     expect(page.locator("#slots-status")).to_have_text("필요한 정보를 모두 받았습니다.")
     page.screenshot(path=ARTIFACTS / "desktop-task-done.png")
     page.close()

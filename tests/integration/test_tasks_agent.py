@@ -108,6 +108,11 @@ async def test_seed_four_stage_walkthrough(settings: Settings) -> None:
         first = await turn(ctx, "을지로에서 2명")
         assert slot_events(first)[-1].content == {"location": "을지로", "party_size": 2}
         assert slot_events(first)[-1].missing == ["datetime"]
+        assert [(r["label"], r["value"]) for r in slot_events(first)[-1].rows] == [
+            ("장소", "을지로"),
+            ("시간", ""),
+            ("인원", "2명"),
+        ]
         assert questions(first) == ["을지로, 2명으로 확인했습니다. 시간은 언제로 할까요?"]
         assert done(first).waiting
         assert nodes(model.calls) == ["qa_agent"]

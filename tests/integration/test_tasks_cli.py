@@ -7,6 +7,7 @@ are rules), so it runs with the default local provider and no model file.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,11 @@ def test_ask_waits_and_the_next_process_resumes(env: dict[str, str]) -> None:
         "slots",
         "question",
     ]
+    rows = next(e["rows"] for e in events if e["type"] == "slots")
+    assert [(r["label"], r["value"].split(") ")[-1]) for r in rows] == [
+        ("시작 시간", "오후 2시"),
+        ("참석 인원", "6명"),
+    ]
     assert events[-1]["waiting"] and events[-1]["usage"]["llm_calls"] == 0
     assert "이대로 예약할까요?" in events[-1]["content"]
 
@@ -93,5 +99,9 @@ def test_chat_with_the_tasks_agent(env: dict[str, str]) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "이대로 예약할까요?" in result.stdout
+    # the slots as people read them: Korean labels and dates, not `party_size` or ISO times
+    assert re.search(
+        r"작업 정보: 시작 시간 \d+월 \d+일\(.\) 오후 2시 · 참석 인원 6명", result.stdout
+    )
     assert DECLINED in result.stdout
     assert "Traceback" not in result.stdout + result.stderr

@@ -66,10 +66,12 @@ class EvaluationResult(_Event):
 
 
 class Slots(_Event):
-    """The task agent's slot state (`content`: slots, `missing`: required ones still empty)."""
+    """The task agent's slot state (`content`: slots, `missing`: required ones still empty;
+    `rows`: the same as people read them — `slot`, Korean `label` and `value`, `missing`)."""
 
     type: Literal["slots"] = "slots"
     missing: list[str] = Field(default_factory=list)
+    rows: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class Question(_Event):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from dure.agents.tasks.intents import GENERAL, LUNCH
+from dure.agents.tasks.schema import slot_rows
 from dure.agents.tasks.state import ConversationState
 
 NOW = datetime.fromisoformat("2025-03-05T10:00:00+09:00")
@@ -78,3 +79,27 @@ def test_round_trip_through_plain_data() -> None:
     state = lunch(location="을지로", party_size=2)
     state.approvals["booking"] = True
     assert ConversationState.from_dict(state.to_dict()) == state
+
+
+def test_slot_rows_read_as_people_read_them() -> None:
+    slots = {
+        "location": "선릉역",
+        "datetime": "2026-11-24T12:30:00+09:00",
+        "cuisine": "냉면",
+        "exclusions": ["매운 음식", "견과류"],
+    }
+    rows = slot_rows(LUNCH, slots, ["party_size"])
+    assert [(r["label"], r["value"], r["missing"]) for r in rows] == [
+        ("장소", "선릉역 (역삼)", False),
+        ("시간", "11월 24일(화) 오후 12시 30분", False),
+        ("인원", "", True),
+        ("음식 종류", "냉면 (한식)", False),
+        ("못 먹는 것", "매운 음식, 견과류", False),
+    ]
+    waiting = slot_rows(LUNCH, {"date": "2026-11-25"}, ["datetime"])
+    assert waiting[-1] == {
+        "slot": "date",
+        "label": "날짜",
+        "value": "11월 25일(수) (시간 미정)",
+        "missing": False,
+    }

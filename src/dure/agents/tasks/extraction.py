@@ -16,8 +16,8 @@ from pydantic import Field, create_model
 
 from dure.agents.tasks import prompts
 from dure.agents.tasks.filling import apply_parse
-from dure.agents.tasks.schema import IntentSchema
-from dure.agents.tasks.state import ConversationState, is_filled
+from dure.agents.tasks.schema import IntentSchema, is_filled
+from dure.agents.tasks.state import ConversationState
 from dure.korean.slots.parser import ParseResult, parse_slots
 from dure.llm import agenerate_structured
 

@@ -22,7 +22,7 @@ from dure.agents.tasks.extraction import llm_fill
 from dure.agents.tasks.filling import apply_parse
 from dure.agents.tasks.intents import get_intent, task_intents
 from dure.agents.tasks.question import known_values, phrase_question
-from dure.agents.tasks.schema import IntentSchema
+from dure.agents.tasks.schema import IntentSchema, slot_rows
 from dure.agents.tasks.state import (
     AgentStep,
     ConversationState,
@@ -161,7 +161,11 @@ async def qa_agent(state: TaskState, *, deps: Deps) -> TaskState:
     i, steps = _current(state)
     missing = conv.get_missing_required_slots(now)  # rules, before any LLM call
     conv.pending_slots = missing
-    emit(Slots(content=dict(conv.slots), missing=missing))
+    emit(
+        Slots(
+            content=dict(conv.slots), missing=missing, rows=slot_rows(schema, conv.slots, missing)
+        )
+    )
     if not missing:
         emit(Thinking(step="qa_agent", content=prompts.GATE_MESSAGE))
         passed: dict[str, Any] = {

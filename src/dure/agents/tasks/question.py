@@ -18,8 +18,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from dure.agents.tasks import prompts
-from dure.agents.tasks.schema import IntentSchema, SlotSpec, display_date
-from dure.agents.tasks.state import ConversationState, is_filled
+from dure.agents.tasks.schema import IntentSchema, SlotSpec, display_date, is_filled
+from dure.agents.tasks.state import ConversationState
 from dure.errors import ErrorCode
 from dure.events import ErrorEvent, emit
 from dure.korean.slots.parser import PARTIAL_DATE

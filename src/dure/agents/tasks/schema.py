@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from dure.agents.tasks import prompts
 from dure.errors import DureError
+from dure.korean.slots.parser import PARTIAL_DATE
 from dure.korean.time import WEEKDAYS
 
 SlotType = Literal[
@@ -43,6 +44,11 @@ ASK_TERMS: dict[str, tuple[str, ...]] = {
     "exclusion": ("못 드시", "빼", "알레르기", "제외"),
     "requirement": ("조건", "주차", "필요한"),
 }
+
+
+def is_filled(value: Any) -> bool:
+    """A slot holds a value (0 is a value — a validator may still reject it)."""
+    return value is not None and value != "" and value != [] and value != {}
 
 
 def _won(amount: int) -> str:
@@ -163,3 +169,33 @@ class UnknownIntentError(DureError, LookupError):
 
     def __init__(self, name: str, known: list[str]) -> None:
         super().__init__(f"알 수 없는 작업(intent)입니다: {name!r} (사용 가능: {', '.join(known)})")
+
+
+def slot_rows(
+    schema: IntentSchema, slots: dict[str, Any], missing: list[str]
+) -> list[dict[str, Any]]:
+    """The slots as people read them, in the schema's order, for the web UI and the CLI:
+    `slot`, `label` ("인원"), `value` in Korean ("3월 5일(수) 오후 12시 30분", "2명"; the
+    canonical form beside the user's words: "냉면 (한식)"), `missing`. A date still waiting
+    for its time is shown too."""
+    rows: list[dict[str, Any]] = []
+    for spec in schema.slots:
+        value = slots.get(spec.name)
+        if not is_filled(value) and spec.name not in missing:
+            continue
+        shown = spec.display(value) if is_filled(value) else ""
+        canonical = spec.canonical_value(value) if is_filled(value) else value
+        if canonical != value:
+            shown += f" ({canonical})"
+        rows.append(
+            {
+                "slot": spec.name,
+                "label": spec.label,
+                "value": shown,
+                "missing": spec.name in missing,
+            }
+        )
+    if day := slots.get(PARTIAL_DATE):
+        shown = f"{display_date(date.fromisoformat(day))} (시간 미정)"
+        rows.append({"slot": PARTIAL_DATE, "label": "날짜", "value": shown, "missing": False})
+    return rows

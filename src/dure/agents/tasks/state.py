@@ -15,17 +15,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from dure.agent import Answer, UserTurn
 from dure.agents.tasks.intents import get_intent
-from dure.agents.tasks.schema import IntentSchema
+from dure.agents.tasks.schema import IntentSchema, is_filled
 from dure.korean.time import SEOUL, as_seoul
 from dure.sources import parse_sources
 
 if TYPE_CHECKING:
     from dure.agents.tasks.deps import Deps
-
-
-def is_filled(value: Any) -> bool:
-    """A slot holds a value (0 is a value — a validator may still reject it)."""
-    return value is not None and value != "" and value != [] and value != {}
 
 
 @dataclass

@@ -120,7 +120,7 @@ function describe(e) {
     case "evaluation_result":
       return ["평가", e.is_sufficient ? "정보가 충분합니다" : `더 찾아봅니다${e.missing_info ? ` — ${e.missing_info}` : ""}`];
     case "generating": return ["답변", e.content || "답변을 작성하는 중"];
-    case "slots": return ["작업 정보", (e.missing || []).length ? `남은 항목: ${e.missing.join(", ")}` : "모두 채워짐"];
+    case "slots": return ["작업 정보", (e.missing || []).length ? `남은 항목: ${missingLabels(e).join(", ")}` : "모두 채워짐"];
     case "question": return ["질문", e.content];
     case "error": return ["오류", e.content];
     default: return [e.type, preview(e.content)];
@@ -167,7 +167,7 @@ class Exchange {
     }
     if (e.type === "done") return this.done(e);
     if (e.type === "sources") return this.setSources(e.content);
-    if (e.type === "slots") showSlots(e.content, e.missing);
+    if (e.type === "slots") showSlots(e.content, e.missing, e.rows);
     if (e.type === "tool_result" && e.step) addAudit(e.step, this.turn.message, e.tool);
     if (e.type === "question" && e.approval && !this.finished) this.showApproval(e.approval);
     this.addStep(e);
@@ -280,16 +280,31 @@ function panelVisible(open) {
   $("scrim").hidden = !(show && isPhone());
 }
 
-function showSlots(slots, missing = []) {
-  const table = $("slots-table");
-  table.replaceChildren();
+// The task agent's slots as people read them: its `rows` carry Korean labels and values
+// ("인원" "2명", "음식 종류" "냉면 (한식)"); raw slots (a thread's saved state) show as they are.
+function slotRows(slots, missing, rows) {
+  if (rows && rows.length) return rows;
   const keys = new Set([...Object.keys(slots || {}), ...missing]);
-  for (const k of keys) {
+  return [...keys].map((k) => {
     const v = (slots || {})[k];
     const empty = v === undefined || v === null || v === "";
-    table.append(el("tr", { class: empty ? "missing" : "" }, el("th", {}, k), el("td", {}, empty ? "미입력" : String(v))));
+    return { label: k, value: empty ? "" : String(v), missing: missing.includes(k) };
+  });
+}
+
+function missingLabels(e) {
+  const labels = Object.fromEntries((e.rows || []).map((r) => [r.slot, r.label]));
+  return (e.missing || []).map((k) => labels[k] || k);
+}
+
+function showSlots(slots, missing = [], rows = null) {
+  const table = $("slots-table");
+  table.replaceChildren();
+  for (const r of slotRows(slots, missing, rows)) {
+    table.append(el("tr", { class: r.value ? "" : "missing" }, el("th", {}, r.label), el("td", {}, r.value || "미입력")));
   }
-  $("slots-status").textContent = missing.length ? `아직 필요한 정보: ${missing.join(", ")}` : "필요한 정보를 모두 받았습니다.";
+  const left = missingLabels({ missing, rows });
+  $("slots-status").textContent = left.length ? `아직 필요한 정보: ${left.join(", ")}` : "필요한 정보를 모두 받았습니다.";
   $("slots-card").hidden = false;
   panelVisible(!isPhone());
 }
