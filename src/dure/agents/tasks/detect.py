@@ -53,7 +53,9 @@ def rule_intent(text: str) -> str | None:
 
 def slot_intent(text: str, now: datetime) -> str | None:
     """The task intent for which the text states the most slots, if exactly one wins."""
-    return _winner({i.name: len(parse_slots(text, i, now).slots) for i in task_intents()})
+    return _winner(
+        {i.name: len(parse_slots(text, i, now).slots) for i in task_intents() if i.by_slots}
+    )
 
 
 async def detect_intent(

@@ -59,6 +59,18 @@ def _between(low: int, high: int, unit: str, what: str) -> Validator:
     return check
 
 
+def _party(label: str, question: str, most: int) -> SlotSpec:
+    """A head count from 1 to `most`."""
+    return SlotSpec(
+        "party_size",
+        "party_size",
+        label,
+        question,
+        validator=_between(1, most, "명", label),
+        normaliser=int,
+    )
+
+
 def _lunch_place(value: Any, now: datetime) -> str | None:
     if canonical_place(value) in areas():
         return None
@@ -107,14 +119,7 @@ LUNCH = IntentSchema(
             canonical=canonical_place,
         ),
         SlotSpec("datetime", "datetime", "시간", "시간은 언제로 할까요?", validator=_lunch_time),
-        SlotSpec(
-            "party_size",
-            "party_size",
-            "인원",
-            "몇 분이 함께 드시나요?",
-            validator=_between(1, 30, "명", "인원"),
-            normaliser=int,
-        ),
+        _party("인원", "몇 분이 함께 드시나요?", 30),
         SlotSpec(
             "cuisine",
             "cuisine",
@@ -164,14 +169,7 @@ MEETING_ROOM = IntentSchema(
         SlotSpec(
             "datetime", "datetime", "시작 시간", "회의는 언제 시작하나요?", validator=_meeting_time
         ),
-        SlotSpec(
-            "party_size",
-            "party_size",
-            "참석 인원",
-            "몇 명이 참석하나요?",
-            validator=_between(1, 20, "명", "참석 인원"),
-            normaliser=int,
-        ),
+        _party("참석 인원", "몇 명이 참석하나요?", 20),
         SlotSpec(
             "duration_minutes",
             "duration",
@@ -216,6 +214,25 @@ MEETING_ROOM_CANCEL = IntentSchema(
     confirm_question=prompts.CANCEL_BOOKING_QUESTION,
     declined=prompts.CANCEL_BOOKING_DECLINED,
     carry_from=(MEETING_ROOM.name,),
+    by_slots=False,
+)
+
+# The third task, to show what a new one takes: this schema and one worker (workers/taxi.py).
+TAXI = IntentSchema(
+    name="taxi_call",
+    title="택시 호출",
+    description="출발 장소·시간·인원을 받아 택시 호출을 준비합니다.",
+    keywords=("택시", "카카오T", "콜택시"),
+    slots=(
+        SlotSpec("pickup", "place", "출발 장소", "어디에서 타실 건가요?"),
+        SlotSpec("datetime", "datetime", "탑승 시간", "몇 시에 타실 건가요?", validator=_when),
+        _party("인원", "몇 분이 타시나요?", 20),
+    ),
+    workers=("taxi_agent",),
+    by_slots=False,  # "을지로에서 2명" is lunch; a taxi is asked for by name
+    approval="taxi",
+    confirm_question=prompts.TAXI_QUESTION,
+    declined=prompts.TAXI_DECLINED,
 )
 
 GENERAL = IntentSchema(
@@ -225,7 +242,7 @@ GENERAL = IntentSchema(
 )
 
 INTENTS: dict[str, IntentSchema] = {
-    i.name: i for i in (LUNCH, MEETING_ROOM, MEETING_ROOM_CANCEL, GENERAL)
+    i.name: i for i in (LUNCH, MEETING_ROOM, MEETING_ROOM_CANCEL, TAXI, GENERAL)
 }
 
 

@@ -8,6 +8,12 @@ CONFIRM_AGAIN = "진행할지 '네' 또는 '아니요'로 답해 주세요."
 DECLINED = "예약을 진행하지 않았어요. 조건을 바꾸고 싶으면 다시 말씀해 주세요."
 CANCEL_BOOKING_QUESTION = "{summary} 이 시간에 시작하는 내 회의실 예약을 취소할까요? (네/아니요)"
 CANCEL_BOOKING_DECLINED = "예약을 그대로 두었어요."
+TAXI_QUESTION = "{summary} 이대로 택시를 부를까요? (네/아니요)"
+TAXI_DECLINED = "택시를 부르지 않았어요."
+TAXI_NOT_CONNECTED = (
+    "택시 호출 서비스가 연결되어 있지 않아 실제 호출은 하지 않았어요. "
+    "위 내용으로 호출 앱에서 불러 주세요."
+)
 MODEL_UNAVAILABLE = "언어 모델을 쓸 수 없어 기본 문장으로 진행합니다."
 
 QUESTION_SYSTEM = """당신은 작업 도우미의 질문 담당입니다. 작업에 필요한 정보 중 빠진 것만 묻습니다.

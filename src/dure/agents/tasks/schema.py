@@ -146,6 +146,8 @@ class IntentSchema:
     #: Intents whose established slots (same names) a new request of this one starts from
     #: ("취소할게" after a booking: the booking's time).
     carry_from: tuple[str, ...] = ()
+    #: Whether the slots a message states may pick this intent without its keywords.
+    by_slots: bool = True
 
     def spec(self, name: str) -> SlotSpec | None:
         """The slot called `name`."""

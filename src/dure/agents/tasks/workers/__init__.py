@@ -1,6 +1,6 @@
 """Worker agents: they run after the Q&A gate, one step each (lunch: menu → restaurants)."""
 
-from dure.agents.tasks.workers import lunch, meeting  # noqa: F401  (register the workers)
+from dure.agents.tasks.workers import lunch, meeting, taxi  # noqa: F401  (register the workers)
 from dure.agents.tasks.workers.base import (
     Worker,
     WorkerInput,
