@@ -144,24 +144,25 @@ def test_all_duplicate_tools_skip_to_evaluator(make_harness):
     assert events[-1].content == "제7조에 따라 해지할 수 있습니다."
 
 
-def test_rule_suggestion_is_never_forced_on_later_iterations(make_harness):
+def test_named_articles_and_a_search_are_sufficient_by_rule(make_harness):
     lib = FakeLibrary()
-    h = make_harness(
-        {
-            # Iteration 1 (rules): the title "계약의 해지" and a search of the question.
-            # Iteration 2: the model chooses nothing → answer.
-            "planner": [""],
-            "evaluator": [INSUFFICIENT],
-            "respond": ["제7조에 따릅니다."],
-        },
-        library=lib,
-    )
+    h = make_harness({"respond": ["제7조에 따릅니다."]}, library=lib)
     events = h.turn("계약의 해지 조건과 위약 관계는?")
-    selected = [e for e in events if e.type == "tool_selected"]
-    assert [t["name"] for t in selected[0].tools] == ["get_article_by_title", "hybrid_search"]
-    assert len(selected) == 1
-    [plan] = h.calls_by("planner")
-    assert plan.tool_choice == "auto" and "이미 예정된 도구" not in plan.prompt
+    [selected] = [e for e in events if e.type == "tool_selected"]
+    # The title it names and a search of the question (it asks more than the title holds).
+    assert [t["name"] for t in selected.tools] == ["get_article_by_title", "hybrid_search"]
+    assert [c.node for c in h.model.calls] == ["respond"]
+
+
+def test_rule_suggestion_is_never_forced_on_later_iterations(make_harness):
+    h = make_harness(
+        {"planner": [""], "evaluator": [INSUFFICIENT], "respond": ["제7조에 따릅니다."]}
+    )
+    events = h.turn("계약을 중간에 끝내려면 어떻게 해?")
+    assert len([e for e in events if e.type == "tool_selected"]) == 1
+    [plan] = h.calls_by("planner")  # the second round: the model chose nothing → answer
+    assert plan.tool_choice == "auto" and "missing_info: 손해배상" in plan.prompt
+    assert events[-1].content == "제7조에 따릅니다."
 
 
 def test_title_question_is_sufficient_by_rule(make_harness):

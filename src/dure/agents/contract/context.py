@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
 
 from dure.agents.contract import prompts
-from dure.agents.contract.state import ContractState, ToolCall
+from dure.agents.contract.state import ContractState
 from dure.agents.contract.tools import table_of_contents
 from dure.documents.contract import Contract
 from dure.korean.followup import format_previous_turn
@@ -139,7 +139,6 @@ def planner_messages(
     state: ContractState,
     manifest: str,
     contract: Contract | None,
-    scheduled: list[ToolCall],
 ) -> list[BaseMessage]:
     """The planner's prompt: question, table of contents, what was done and what is missing."""
     previous = ""
@@ -147,10 +146,6 @@ def planner_messages(
         previous = prompts.PLANNER_PREVIOUS.format(
             previous_turn=format_previous_turn(state["previous_turn"])
         )
-    suggested = ""
-    if scheduled:
-        calls = ", ".join(f"{c['name']}({c['args']})" for c in scheduled)
-        suggested = prompts.PLANNER_SUGGESTED.format(tools=calls)
     user = prompts.PLANNER_USER.format(
         user_message=state["user_message"],
         previous=previous,
@@ -160,7 +155,6 @@ def planner_messages(
         explored=", ".join(state.get("explored_articles", [])) or "(없음)",
         unexplored=", ".join(state.get("unexplored_articles", [])) or "(없음)",
         missing_info=state.get("missing_info") or "(없음)",
-        suggested=suggested,
     )
     return [
         SystemMessage(prompts.PLANNER_SYSTEM.format(manifest=manifest)),

@@ -35,8 +35,8 @@ from dure.korean.decision import decision_event
 from dure.korean.followup import decide_followup
 from dure.korean.scope import decide_scope
 from dure.llm import StructuredOutputError, agenerate_structured
+from dure.llm.answer import stream_answer
 from dure.sources import Source
-from dure.tags import ANSWER_TAG
 from dure.tools import ToolRegistry, ToolResult
 
 __all__ = [
@@ -52,8 +52,8 @@ __all__ = [
 
 #: The planner's reply is a few tool calls; a model that starts to answer instead is cut here.
 PLANNER_MAX_TOKENS = 256
-#: An answer of five sentences is ≈ 250 tokens; a rambling or looping one is cut here.
-RESPOND_MAX_TOKENS = 400
+#: An answer of five sentences is ≈ 250 tokens; a rambling one is cut here.
+RESPOND_MAX_TOKENS = 320
 
 
 class Judgement(BaseModel):
@@ -179,7 +179,7 @@ async def planner(state: ContractState, *, deps: Deps) -> ContractState:
         model = deps.models("smart").bind_tools(
             registry.schemas(), tool_choice="auto", max_tokens=PLANNER_MAX_TOKENS
         )
-        messages = planner_messages(state, registry.manifest(), contract, candidates)
+        messages = planner_messages(state, registry.manifest(), contract)
         reply = await model.ainvoke(messages)
         candidates += model_tool_calls(reply)
     next_tools, skipped, unknown = select_tools(candidates, state, registry)
@@ -345,11 +345,7 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     if retrieved:
         # What the answer rests on is on screen before the model starts writing.
         emit(SourcesEvent(content=retrieved, stage="retrieved"))
-    answer = ""
-    model = deps.models("smart").bind(max_tokens=RESPOND_MAX_TOKENS)
-    async for chunk in model.astream(messages, config={"tags": [ANSWER_TAG]}):
-        answer += chunk.text
-    answer = answer.strip()
+    answer = await stream_answer(deps.models("smart"), messages, RESPOND_MAX_TOKENS)
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
     emit(SourcesEvent(content=sources))
     dumped = [s.model_dump() for s in sources]

@@ -52,10 +52,8 @@ PLANNER_USER = """질문: {user_message}
 
 탐색한 조항: {explored}
 미탐색 조항(탐색한 조항이 참조함): {unexplored}
-missing_info: {missing_info}
-{suggested}"""
+missing_info: {missing_info}"""
 PLANNER_PREVIOUS = "\n직전 대화 (이 질문이 참조함):\n{previous_turn}\n"
-PLANNER_SUGGESTED = "\n이미 예정된 도구(규칙 기반 제안, 다시 고르지 마세요): {tools}"
 
 # ---------------------------------------------------------------- evaluator and respond
 # Both calls send the same system prompt and the same collected information and question, and

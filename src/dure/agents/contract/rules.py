@@ -139,8 +139,8 @@ def rule_sufficiency(
     """Why the collected information is sufficient by rule, or None to ask the model.
 
     Sufficient when the question named specific articles — by number, or else by title — and
-    exactly those articles of the user's contract were retrieved (plus the standard
-    contract's, when it was asked for).
+    all of them were retrieved from the user's contract (plus the standard contract's, when
+    it was asked for); a search of the question may have added others.
     """
     requested = extract_article_refs(question)
     if not requested and contract is not None:
@@ -149,7 +149,7 @@ def rule_sufficiency(
     if not requested:
         return None
     contract_articles = {a for a in explored_articles if not a.startswith(STANDARD_LABEL)}
-    if contract_articles != {article_label("contract", r) for r in requested}:
+    if not {article_label("contract", r) for r in requested} <= contract_articles:
         return None
     if wants_standard(question) and not any(
         a.startswith(STANDARD_LABEL) for a in explored_articles

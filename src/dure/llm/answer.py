@@ -1,0 +1,58 @@
+"""Free-text answers: streamed to the user as they decode, capped, and cut when they loop.
+
+A small local model sometimes falls into a loop, writing the same sentence until its token
+limit (measured: "제5조 내용이 뭐야?" → the same 120-character sentence four times, 100 s).
+`stream_answer` stops the generation as soon as the text repeats a stretch of
+`LOOP_SPAN` characters it already wrote, and keeps the answer up to the last full sentence
+before the repetition.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+
+from dure.tags import ANSWER_TAG
+
+#: A repeated stretch this long (characters, not all blank) is a loop, not a quotation.
+LOOP_SPAN = 48
+_SENTENCE_END = re.compile(r"[.!?。다요]\s|\n")
+
+
+def loop_start(text: str, span: int = LOOP_SPAN) -> int | None:
+    """Where the repetition begins when `text` ends with a stretch it already contains."""
+    if len(text) < 2 * span:
+        return None
+    tail = text[-span:]
+    if len(tail.split()) < 3:  # a rule line or blank padding, not words
+        return None
+    earlier = text.find(tail, 0, len(text) - span)
+    return None if earlier < 0 else len(text) - span
+
+
+def _keep(text: str, cut: int) -> str:
+    """The text before the repetition at `cut`, with the sentence in progress there completed
+    (its end lies in the repeated stretch, a copy of what was written before)."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, cut)]
+    if ends and cut - ends[-1] <= 1:
+        return text[: ends[-1]].rstrip()
+    following = _SENTENCE_END.search(text, cut)
+    return text[: following.end() if following else cut].rstrip()
+
+
+async def stream_answer(
+    model: BaseChatModel, messages: Sequence[BaseMessage], max_tokens: int
+) -> str:
+    """Stream `model`'s answer under `ANSWER_TAG` (the user sees its tokens), at most
+    `max_tokens`, stopping at a loop; returns the answer kept."""
+    text = ""
+    bound = model.bind(max_tokens=max_tokens)
+    async for chunk in bound.astream(list(messages), config={"tags": [ANSWER_TAG]}):
+        text += chunk.text
+        cut = loop_start(text)
+        if cut is not None:
+            return _keep(text, cut)
+    return text.strip()

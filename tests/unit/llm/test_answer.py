@@ -1,0 +1,34 @@
+"""Free-text answers: streamed, capped per call, cut at the first sign of a loop."""
+
+from __future__ import annotations
+
+from langchain_core.messages import HumanMessage
+
+from dure.llm.answer import LOOP_SPAN, loop_start, stream_answer
+from dure.testing import ScriptedChatModel
+
+SENTENCE = "이 조항은 계약 체결일로부터 14일 이내에 선급금을 지급하고, 검수 후 30일 이내에 잔금을 지급합니다. "
+
+
+async def test_a_looping_answer_is_cut_after_its_last_full_sentence():
+    looping = "제5조에 따르면 대금은 세 번에 나누어 지급합니다. " + SENTENCE * 6
+    model = ScriptedChatModel([looping])
+    answer = await stream_answer(model, [HumanMessage("제5조 내용이 뭐야?")], max_tokens=320)
+    assert answer.endswith("지급합니다.")
+    assert answer.count("선급금을 지급하고") == 1
+    # The generation stopped at the loop: far fewer pieces were read than the reply holds.
+    assert len(answer) < len(looping) / 3
+
+
+async def test_a_plain_answer_is_kept_whole_and_the_cap_is_passed_on():
+    reply = "제15조에 따르면 지체상금은 1일마다 계약금액의 1천분의 1.5입니다. 총액은 100분의 10을 넘지 못합니다."
+    model = ScriptedChatModel([reply])
+    assert await stream_answer(model, [HumanMessage("지체상금은?")], max_tokens=200) == reply
+    assert model.calls[0].max_tokens == 200
+
+
+def test_repeated_short_phrases_and_rules_are_not_loops():
+    listing = "\n".join(f"- 표준계약서: {n}일 이내에 통지한다." for n in (7, 14, 30, 60, 90))
+    assert loop_start(listing) is None
+    assert loop_start("-" * (3 * LOOP_SPAN)) is None
+    assert loop_start(SENTENCE * 2) is not None
