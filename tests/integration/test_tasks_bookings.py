@@ -1,5 +1,6 @@
 """Meeting-room bookings in the database: the no-overlap rule holds on SQLite and on the embedded
-Postgres, under 20 concurrent bookings from several processes, and only the owner may cancel."""
+Postgres, under 20 concurrent bookings from several processes; cancelling is confirmed, and only
+the owner may cancel."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from test_tasks_agent import agent, done, questions, state_of, turn
 
 from dure.agents.tasks.bookings import BookingStore
 from dure.settings import Settings
+from dure.testing import ScriptedChatModel
 
 START = datetime.fromisoformat("2025-03-06T14:00:00+09:00")  # a Thursday: 3B has no weekly slot
 HOUR = timedelta(hours=1)
@@ -129,3 +132,49 @@ def test_only_the_owner_cancels_and_a_cancelled_slot_is_free_again(url: str) -> 
     assert store.is_free("5A", START, START + HOUR)
     assert store.starting_at(START) == []
     assert store.book("5A", START, START + HOUR, 6, "key-b", "t2")
+
+
+async def test_cancelling_ones_own_booking_is_confirmed_first(settings: Settings) -> None:
+    model = ScriptedChatModel(["회의실을 예약했어요.", "예약을 취소했어요."])
+    async with agent(settings, model) as ctx:
+        await turn(ctx, "오늘 오후 3시 회의실 4명")
+        await turn(ctx, "네")
+        asked = await turn(ctx, "취소할게")  # the booking of this conversation
+        assert questions(asked) == [
+            "회의실 예약 취소: 3월 5일(수) 오후 3시. "
+            "이 시간에 시작하는 내 회의실 예약을 취소할까요? (네/아니요)"
+        ]
+        start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
+        store = BookingStore(settings.effective_database_url)
+        assert store.starting_at(start)  # nothing cancelled before the yes
+        done_events = await turn(ctx, "네")
+        assert done(done_events).content == "예약을 취소했어요."
+        state = await state_of(ctx)
+    assert state["results"]["meeting_room_cancel_agent"]["ok"]
+    assert store.starting_at(start) == []
+
+
+async def test_another_keys_booking_cannot_be_cancelled(settings: Settings) -> None:
+    async with agent(settings, ScriptedChatModel(["예약했어요."]), owner="key-a") as ctx:
+        await turn(ctx, "오늘 오후 3시 회의실 4명")
+        await turn(ctx, "네")
+    model = ScriptedChatModel(["취소할 수 없어요."])
+    async with agent(settings, model, owner="key-b") as ctx:
+        await turn(ctx, "3시 회의실 예약 취소해줘", thread="other")
+        assert done(await turn(ctx, "네", thread="other")).content == "취소할 수 없어요."
+        state = await state_of(ctx, "other")
+    result = state["results"]["meeting_room_cancel_agent"]
+    assert not result["ok"] and "다른 사용자가 만든 예약" in result["summary"]
+    start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
+    assert BookingStore(settings.effective_database_url).starting_at(start)
+
+
+async def test_declining_the_cancellation_keeps_the_booking(settings: Settings) -> None:
+    async with agent(settings, ScriptedChatModel(["예약했어요."])) as ctx:
+        await turn(ctx, "오늘 오후 3시 회의실 4명")
+        await turn(ctx, "네")
+        await turn(ctx, "3시 회의실 예약 취소해줘")
+        events = await turn(ctx, "아니요")
+    assert done(events).content == "예약을 그대로 두었어요."
+    start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
+    assert BookingStore(settings.effective_database_url).starting_at(start)

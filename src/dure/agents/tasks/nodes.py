@@ -8,6 +8,7 @@ only thing before it is deterministic), so resuming never repeats an LLM call.
 from __future__ import annotations
 
 import logging
+import re
 from datetime import datetime
 from typing import Any
 
@@ -308,6 +309,11 @@ async def worker(state: TaskState, config: RunnableConfig, *, deps: Deps) -> Tas
     }
 
 
+def _names(word: str, text: str) -> bool:
+    """`text` names `word` as a word of its own ("김밥" is not named by "참치김밥")."""
+    return re.search(rf"(?<![가-힣]){re.escape(word)}", text) is not None
+
+
 async def final_answer(state: TaskState, *, deps: Deps) -> TaskState:
     """The answer: the workers' results phrased by the `smart` model (streamed), or a reply."""
     emit(Generating(content="답변을 작성하는 중입니다."))
@@ -343,6 +349,10 @@ async def final_answer(state: TaskState, *, deps: Deps) -> TaskState:
     except Exception as e:  # the results are already known: say them plainly rather than fail
         log.warning("final answer model failed (%s); answering with the workers' summary", e)
         emit(ErrorEvent(code=ErrorCode.LLM_UNAVAILABLE, content=prompts.MODEL_UNAVAILABLE))
+        answer = summary
+    if named := [w for r in results for w in r.forbidden if _names(w, answer)]:
+        log.warning("the answer named excluded %s; answering with the workers' summary", named)
+        emit(Thinking(step="final_answer", content=prompts.FORBIDDEN_IN_ANSWER))
         answer = summary
     untold = [n for r in results for n in r.notices if n not in answer]
     if untold:  # said whatever the model wrote: the answer never passes these over

@@ -47,6 +47,7 @@ RANK_USER = """조건: {conditions}
 후보:
 {candidates}"""
 
+FORBIDDEN_IN_ANSWER = "답변에 제외하신 메뉴가 들어 있어 작업 결과 그대로 답합니다."
 MODEL_RANKING_UNAVAILABLE = "언어 모델을 쓸 수 없어 메뉴는 규칙에 따른 기본 순서로 골랐어요."
 
 ANSWER_SYSTEM = """당신은 두레 작업 도우미입니다. 아래 '작업 결과'만 근거로 한국어로 짧게 답합니다.

@@ -81,6 +81,7 @@ async def recommend_menu(inp: WorkerInput) -> WorkerResult:
             "exclusions": exclusions,
         },
         notices=[] if by_model else [prompts.MODEL_RANKING_UNAVAILABLE],
+        forbidden=[d.name for d in dishes() if d not in survivors],
     )
 
 

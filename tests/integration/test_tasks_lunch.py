@@ -1,0 +1,58 @@
+"""The lunch flow end to end: the answer names no dish the user excluded, whatever the model
+writes, on development examples (the blind set is written by someone who has not seen the code)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_tasks_agent import agent, done, lunch_model, ranking, state_of, thinking, turn
+
+from dure.agents.tasks.dishes import dish, dishes
+from dure.agents.tasks.places import SAMPLE_NOTICE
+from dure.agents.tasks.prompts import FORBIDDEN_IN_ANSWER
+from dure.settings import Settings
+from dure.testing import Call, Reply, ScriptedChatModel
+
+
+async def test_an_answer_naming_an_excluded_dish_is_replaced(settings: Settings) -> None:
+    model = lunch_model(f"을지로에서는 마라탕이 좋아요. {SAMPLE_NOTICE}")
+    async with agent(settings, model) as ctx:
+        events = await turn(ctx, "을지로 12시 2명 점심, 매운 거 빼고")
+    assert FORBIDDEN_IN_ANSWER in thinking(events, "final_answer")
+    answer = done(events).content
+    assert answer.startswith("추천 메뉴 (제외: 매운 음식):") and "마라탕" not in answer
+
+
+def echo_results(call: Call) -> Reply:
+    """A model that phrases the workers' results faithfully (it repeats them)."""
+    if call.node == "worker":
+        return ranking(call)
+    return call.prompt.split("작업 결과:", 1)[1].split("사용자의 요청:", 1)[0].strip()
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "을지로 12시 2명 점심 추천, 매운 거 빼고",
+        "광화문에서 12시 반에 3명, 견과류 알레르기 있어요",
+        "강남 1시 4명 점심인데 고기 말고",
+        "여의도 12시 2명, 해산물 못 먹어요",
+        "판교 12시 5명 점심, 새우 알레르기랑 매운 건 빼 주세요",
+        "성수 12시 반 2명, 저 비건이에요",
+        "홍대 1시 2명 점심, 밀가루 안 들어간 걸로",
+        "종로 12시 3명, 우유 알레르기 있고 중식 말고",
+    ],
+)
+async def test_lunch_answers_respect_every_stated_exclusion(
+    settings: Settings, request_text: str
+) -> None:
+    async with agent(settings, ScriptedChatModel(echo_results)) as ctx:
+        events = await turn(ctx, request_text)
+        state = await state_of(ctx)
+    exclusions = state["conversation"]["slots"]["exclusions"]
+    answer = done(events).content
+    names = sorted((d.name for d in dishes()), key=len, reverse=True)  # "참치김밥" before "김밥"
+    named = re.findall("|".join(map(re.escape, names)), answer)
+    assert named, answer
+    assert not [n for n in named if any(dish(n).breaks(e) for e in exclusions)], answer  # type: ignore[union-attr]
