@@ -29,6 +29,12 @@ def test_template_matches_the_seed() -> None:
     assert f"{ack} {question}" == "을지로, 2명으로 확인했습니다. 시간은 언제로 할까요?"
 
 
+def test_exclusions_are_acknowledged_as_exclusions() -> None:
+    conv = conv_with(location="을지로", party_size=2, exclusions=["매운 음식"])
+    ack, _ = template_question(conv, LUNCH, ["datetime"], NOW)
+    assert ack == "을지로, 2명, 매운 음식 제외로 확인했습니다."
+
+
 def test_template_asks_several_missing_slots_in_one_question() -> None:
     ack, question = template_question(
         conv_with(), LUNCH, ["location", "datetime", "party_size"], NOW

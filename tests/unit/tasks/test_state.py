@@ -94,7 +94,7 @@ def test_slot_rows_read_as_people_read_them() -> None:
         ("시간", "11월 24일(화) 오후 12시 30분", False),
         ("인원", "", True),
         ("음식 종류", "냉면 (한식)", False),
-        ("못 먹는 것", "매운 음식, 견과류", False),
+        ("못 먹는 것", "매운 음식, 견과류 제외", False),
     ]
     waiting = slot_rows(LUNCH, {"date": "2026-11-25"}, ["datetime"])
     assert waiting[-1] == {

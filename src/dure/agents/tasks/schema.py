@@ -83,7 +83,11 @@ def display_value(slot_type: str, value: Any) -> str:
         return " ".join(
             p for p in (f"{hours}시간" if hours else "", f"{minutes}분" if minutes else "") if p
         )
-    if slot_type in ("equipment", "exclusion", "requirement"):
+    if slot_type == "exclusion":  # never read as a wish: "매운 음식 제외"
+        return f"{', '.join(value)} 제외"
+    if slot_type == "requirement":
+        return f"{', '.join(value)} 조건"
+    if slot_type == "equipment":
         return ", ".join(value)
     return str(value)
 
