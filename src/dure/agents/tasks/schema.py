@@ -42,7 +42,7 @@ ASK_TERMS: dict[str, tuple[str, ...]] = {
     "duration": ("얼마나", "몇 시간", "사용 시간", "동안"),
     "equipment": ("장비", "화상", "프로젝터", "화이트보드"),
     "exclusion": ("못 드시", "빼", "알레르기", "제외"),
-    "requirement": ("조건", "주차", "필요한"),
+    "requirement": ("조건", "주차", "단체석"),
 }
 
 
