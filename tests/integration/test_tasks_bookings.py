@@ -178,3 +178,15 @@ async def test_declining_the_cancellation_keeps_the_booking(settings: Settings) 
     assert done(events).content == "예약을 그대로 두었어요."
     start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
     assert BookingStore(settings.effective_database_url).starting_at(start)
+
+
+async def test_a_booking_turn_on_postgres_books_in_postgres(
+    settings: Settings, postgres_url: str
+) -> None:
+    settings.database_url = postgres_url  # threads and bookings: one DURE_DATABASE_URL
+    async with agent(settings, ScriptedChatModel(["예약했어요."])) as ctx:
+        await turn(ctx, "오늘 오후 3시 회의실 4명")
+        assert done(await turn(ctx, "네")).content == "예약했어요."
+    start = datetime.fromisoformat("2025-03-05T15:00:00+09:00")
+    (booking,) = BookingStore(postgres_url).starting_at(start)
+    assert booking.owner == "local" and booking.party == 4
