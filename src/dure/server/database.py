@@ -90,7 +90,12 @@ CREATE TABLE IF NOT EXISTS dure_conversations (
 """
 
 #: Schema versions in order; each is a list of statements. Append, never edit.
-MIGRATIONS: list[list[str]] = [[s.strip() for s in _TABLES.split(";") if s.strip()]]
+MIGRATIONS: list[list[str]] = [
+    [s.strip() for s in _TABLES.split(";") if s.strip()],
+    # LangGraph clients keep their own metadata on a thread (JSON); a thread they create has
+    # no agent (`agent` is '') until its first run.
+    ["ALTER TABLE dure_threads ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'"],
+]
 
 # Any fixed number: the Postgres advisory lock that serialises migrations across workers.
 _MIGRATION_LOCK = 0x64757265

@@ -19,6 +19,9 @@ from dure.server.database import Database, Row
 RUNNING, DONE, FAILED, INTERRUPTED = "running", "done", "failed", "interrupted"
 #: The owner of everything when authentication is off (loopback only).
 LOCAL_OWNER = "local"
+#: The message of a journal row that records a change of a thread's state made outside a turn
+#: (LangGraph's `update_state`): it moves the head like a turn, but is not a run.
+STATE_UPDATE = "(상태 변경: update_state)"
 
 
 def new_id() -> str:
@@ -38,11 +41,13 @@ class Thread:
     created_at: float
     updated_at: float
     alias: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_row(cls, row: Row) -> Thread:
         """From a `dure_threads` row."""
-        return cls(**{**row, "options": json.loads(row["options"])})
+        loaded = {k: json.loads(row[k]) for k in ("options", "metadata")}
+        return cls(**{**row, **loaded})
 
     def public(self) -> dict[str, Any]:
         """What the API shows (never the owner)."""
@@ -115,13 +120,17 @@ class Store:
         title: str,
         options: dict[str, Any],
         alias: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        thread_id: str | None = None,
     ) -> Thread:
-        """A new thread for `owner`."""
+        """A new thread for `owner` (`IntegrityError` when `thread_id` is taken)."""
         now = time.time()
-        thread = Thread(new_id(), owner, agent, title, options, now, now, alias)
+        thread = Thread(
+            thread_id or new_id(), owner, agent, title, options, now, now, alias, metadata or {}
+        )
         await self.db.execute(
             "INSERT INTO dure_threads (id, owner, alias, agent, title, options, created_at,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " updated_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 thread.id,
                 owner,
@@ -131,9 +140,21 @@ class Store:
                 json.dumps(options, ensure_ascii=False),
                 now,
                 now,
+                json.dumps(thread.metadata, ensure_ascii=False),
             ),
         )
         return thread
+
+    async def bind_agent(self, thread: Thread, agent: str, options: dict[str, Any]) -> bool:
+        """Give a thread created without an agent its agent and options (its first run);
+        False when it has one already."""
+        bound = await self.db.execute(
+            "UPDATE dure_threads SET agent = ?, options = ? WHERE id = ? AND agent = ''",
+            (agent, json.dumps(options, ensure_ascii=False), thread.id),
+        )
+        if bound:
+            thread.agent, thread.options = agent, options
+        return bool(bound)
 
     async def thread(self, owner: str, thread_id: str) -> Thread | None:
         """The thread, if `owner` has it (another key's thread does not exist for you)."""
@@ -185,6 +206,13 @@ class Store:
             "SELECT * FROM dure_turns WHERE thread_id = ? ORDER BY seq", (thread_id,)
         )
         return [Turn.from_row(r) for r in rows]
+
+    async def turn(self, thread_id: str, turn_id: str) -> Turn | None:
+        """One turn of the thread."""
+        row = await self.db.fetchone(
+            "SELECT * FROM dure_turns WHERE thread_id = ? AND id = ?", (thread_id, turn_id)
+        )
+        return Turn.from_row(row) if row else None
 
     async def running_turn(self, thread_id: str) -> Turn | None:
         """The turn streaming on the thread right now, if any."""
