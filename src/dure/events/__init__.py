@@ -1,7 +1,7 @@
 """Typed events and the one entry point that streams any agent graph as events."""
 
 from dure.events.emit import emit
-from dure.events.stream import stream_events, stream_turn
+from dure.events.stream import Tap, stream_events, stream_turn
 from dure.events.types import (
     Done,
     ErrorEvent,
@@ -29,6 +29,7 @@ __all__ = [
     "Question",
     "Slots",
     "SourcesEvent",
+    "Tap",
     "Thinking",
     "Token",
     "ToolResultEvent",

@@ -4,12 +4,17 @@ Nodes emit typed events through LangGraph's custom stream; answer tokens come fr
 calls tagged `ANSWER_TAG` through the messages stream. A pending `interrupt()` on the thread
 makes the next message its resume value. Budgets and unexpected failures end the turn with an
 `error` event and a `done` that still carries an answer.
+
+A caller that speaks LangGraph's own protocol passes a `Tap`: it also receives the graph's
+stream as LangGraph produces it (`values`, `updates`, `messages`, `custom`, and `events` from
+`astream_events`), in order, before the typed events made from the same items.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -32,6 +37,47 @@ BUDGET_MESSAGE = "이번 질문에 쓸 수 있는 처리 한도에 도달해 여
 FAILURE_MESSAGE = "죄송합니다. 답변을 만드는 중에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요."
 
 
+#: The stream modes the typed events are made from.
+OWN_MODES = ("custom", "messages", "updates")
+
+
+@dataclass(frozen=True)
+class Tap:
+    """Who else reads the graph's stream: `send(mode, data)` for every item of `modes`.
+
+    `events` in `modes` runs the graph through `astream_events` (LangChain's callback events,
+    each sent as it comes); the other modes are LangGraph's `stream_mode`s.
+    """
+
+    modes: frozenset[str]
+    send: Callable[[str, Any], None]
+
+
+async def _pairs(
+    graph: CompiledStateGraph,
+    graph_input: Mapping[str, Any] | Command,
+    config: RunnableConfig,
+    tap: Tap | None,
+) -> AsyncIterator[tuple[str, Any]]:
+    """The graph's (mode, data) pairs: ours, and any the tap wants (sent to it first)."""
+    wanted = tap.modes if tap else frozenset()
+    modes: list[Any] = [*OWN_MODES, *sorted(wanted - {"events", *OWN_MODES})]
+    if tap is None or "events" not in wanted:
+        async for mode, data in graph.astream(graph_input, config, stream_mode=modes):
+            if tap and mode in wanted:
+                tap.send(mode, data)
+            yield mode, data
+        return
+    async for event in graph.astream_events(graph_input, config, version="v2", stream_mode=modes):
+        tap.send("events", event)
+        # The graph's own stream items come as its root run's `on_chain_stream` events.
+        if event["event"] == "on_chain_stream" and not event["parent_ids"]:
+            mode, data = event["data"]["chunk"]
+            if mode in wanted:
+                tap.send(mode, data)
+            yield mode, data
+
+
 def _interrupt_text(value: Any) -> str:
     if isinstance(value, dict):
         return str(value.get("question") or value.get("content") or value)
@@ -51,11 +97,13 @@ async def stream_events(
     tracker: UsageTracker | None = None,
     recursion_limit: int = 50,
     checkpoint_id: str | None = None,
+    tap: Tap | None = None,
 ) -> AsyncIterator[Event]:
     """Run one turn of `graph` on `thread_id`, yielding typed events, ending with `done`.
 
     `checkpoint_id` runs the turn from that checkpoint of the thread instead of its latest
-    (the server does so to leave out a turn that was cut off half-way).
+    (the server does so to leave out a turn that was cut off half-way); `tap` also receives
+    the graph's own stream (see the module docstring).
     """
     tracker = tracker or UsageTracker()
     thread_config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
@@ -72,9 +120,7 @@ async def stream_events(
     chunk: Any
     try:
         try:
-            async for mode, chunk in graph.astream(
-                graph_input, config, stream_mode=["custom", "messages", "updates"]
-            ):
+            async for mode, chunk in _pairs(graph, graph_input, config, tap):
                 if mode == "custom":
                     yield chunk if not isinstance(chunk, dict) else parse_event(chunk)
                 elif mode == "messages":
@@ -125,11 +171,13 @@ async def stream_turn(
     *,
     checkpoint_id: str | None = None,
     previous_turn: Sequence[ChatMessage] | None = None,
+    tap: Tap | None = None,
 ) -> AsyncIterator[Event]:
     """One user turn of `agent` on `thread_id`: a new input, or the reply to a pending question.
 
     `checkpoint_id` (optional) is the checkpoint to continue from instead of the latest;
-    `previous_turn` (optional) replaces the previous turn the checkpoint holds.
+    `previous_turn` (optional) replaces the previous turn the checkpoint holds; `tap`
+    (optional) also receives the graph's own stream.
     """
     limit = ctx.settings.max_message_chars
     if not message.strip() or len(message) > limit:
@@ -158,5 +206,6 @@ async def stream_turn(
         output=agent.output,
         tracker=tracker,
         checkpoint_id=checkpoint_id,
+        tap=tap,
     ):
         yield event
