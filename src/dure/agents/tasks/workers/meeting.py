@@ -1,9 +1,9 @@
 """The meeting-room workers: find and book a room, and cancel one's own booking.
 
 Booking takes the smallest room that seats everyone and has the equipment asked for, free of
-weekly bookings and of other bookings in the database. The database has the last word: when
-someone else takes the slot between the check and the booking, its no-overlap rule refuses
-ours, and the answer says the room is already booked and offers the next free times that day.
+weekly bookings and of other bookings in the database. The database decides: the rooms are
+offered to it in order, its no-overlap rule refuses a taken one, and when it refuses them all
+the answer says the room is already booked and offers the next free times that day.
 """
 
 from __future__ import annotations
@@ -27,16 +27,16 @@ def store_for(settings: Settings) -> BookingStore:
     return BookingStore(store_url(settings.effective_database_url, settings.data_dir))
 
 
+def _unheld(rooms: list[Room], start: datetime, end: datetime) -> list[Room]:
+    """Rooms no weekly booking holds then."""
+    weekly = building().recurring
+    return [r for r in rooms if not any(w.room == r.id and w.overlaps(start, end) for w in weekly)]
+
+
 def _free_rooms(
     rooms: list[Room], start: datetime, end: datetime, store: BookingStore
 ) -> list[Room]:
-    weekly = building().recurring
-    return [
-        r
-        for r in rooms
-        if not any(w.room == r.id and w.overlaps(start, end) for w in weekly)
-        and store.is_free(r.id, start, end)
-    ]
+    return [r for r in _unheld(rooms, start, end) if store.is_free(r.id, start, end)]
 
 
 def _when(start: datetime, length: timedelta) -> str:
@@ -95,8 +95,9 @@ def reserve(
     owner: str,
     thread: str,
 ) -> WorkerResult:
-    """Book the first of `rooms` that is free, or say they are taken and offer other times."""
-    for room in _free_rooms(rooms, start, start + length, store):
+    """Book the first of `rooms` the database accepts (no check before: its no-overlap rule
+    decides, so nothing can slip in between), or say they are taken and offer other times."""
+    for room in _unheld(rooms, start, start + length):
         if booking := store.book(room.id, start, start + length, party, owner, thread):
             return _booked(room, booking)
     later = alternatives(rooms, start, length, store)
