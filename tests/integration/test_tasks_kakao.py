@@ -173,3 +173,18 @@ async def test_a_lunch_turn_with_kakao_down_still_answers(kakao: str, settings: 
     assert [e.code for e in events if isinstance(e, ErrorEvent)] == ["llm_unavailable"]
     assert "HTTP 401" in done.content and SAMPLE_NOTICE in done.content
     assert Kakao.requests and Kakao.requests[0]["auth"] == "KakaoAK wrong-key"
+
+
+async def test_with_kakao_any_place_is_searched(kakao: str, settings: Settings) -> None:
+    """The catalogue knows a few areas; Kakao finds places anywhere, so the gate takes them."""
+    settings.tasks.kakao_base_url = kakao
+    settings.tasks.kakao_rest_key = SecretStr(KEY)  # auto: Kakao as soon as a key is set
+    model = ScriptedChatModel([ConnectionError("down")] * 2)
+    async with open_checkpointer(settings.effective_database_url) as saver:
+        ctx = AgentContext(settings, ModelSet(settings, model), saver, {"now": "2025-03-05T10:00"})
+        events = [e async for e in stream_turn(AGENT, ctx, "b", "부산 서면에서 12시 2명 점심")]
+    done = events[-1]
+    assert isinstance(done, Done) and not done.waiting
+    assert Kakao.requests[0]["query"].startswith("부산 서면 ")
+    assert NOTICE in done.content and "맛집 1호" in done.content
+    assert SAMPLE_NOTICE not in done.content

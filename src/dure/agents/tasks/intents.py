@@ -9,11 +9,13 @@ from typing import Any
 
 from dure.agents.tasks import prompts
 from dure.agents.tasks.catalogue import areas, building
+from dure.agents.tasks.kakao import uses_kakao
 from dure.agents.tasks.schema import IntentSchema, SlotSpec, UnknownIntentError, Validator
 from dure.korean.slots.diet import REQUIREMENTS
 from dure.korean.slots.keywords import EQUIPMENT, canonical_cuisine
 from dure.korean.slots.place import canonical_place
 from dure.korean.time import as_seoul
+from dure.settings import get_settings
 
 LUNCH_START, LUNCH_END = (10, 30), (15, 0)
 MAX_DAYS_AHEAD = 60
@@ -72,7 +74,8 @@ def _party(label: str, question: str, most: int) -> SlotSpec:
 
 
 def _lunch_place(value: Any, now: datetime) -> str | None:
-    if canonical_place(value) in areas():
+    # Kakao finds places anywhere; the sample catalogue only in its own areas.
+    if canonical_place(value) in areas() or uses_kakao(get_settings()):
         return None
     return f"'{value}' 근처 식당 정보는 아직 없어요. 가능한 지역: {', '.join(areas())}."
 

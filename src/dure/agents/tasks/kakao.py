@@ -12,6 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from dure.agents.tasks.places import MAX_PLACES, Found, Place, PlaceQuery
+from dure.settings import Settings
 from dure.tools._http import ServiceError, api_key, missing_key_message, request_json
 
 SERVICE = "카카오 장소 검색"
@@ -86,6 +87,14 @@ def _place(doc: KakaoPlace, dish: str) -> Place:
         dish=dish,
         detail=" · ".join(p for p in parts if p),
         url=doc.place_url or None,
+    )
+
+
+def uses_kakao(settings: Settings) -> bool:
+    """Lunch searches Kakao (`tasks.place_search`: kakao, or auto with a key set)."""
+    t = settings.tasks
+    return t.place_search == "kakao" or (
+        t.place_search == "auto" and bool(api_key(t.kakao_rest_key))
     )
 
 

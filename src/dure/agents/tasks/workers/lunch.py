@@ -15,7 +15,7 @@ from datetime import datetime
 
 from dure.agents.tasks import prompts
 from dure.agents.tasks.dishes import Dish, allowed, dish, dishes, rank, rule_order
-from dure.agents.tasks.kakao import KakaoLocal
+from dure.agents.tasks.kakao import KakaoLocal, uses_kakao
 from dure.agents.tasks.places import PlaceQuery, PlaceSearch, SampleCatalogue, search_places
 from dure.agents.tasks.question import known_values
 from dure.agents.tasks.schema import display_value
@@ -23,13 +23,12 @@ from dure.agents.tasks.workers.base import WorkerInput, WorkerResult, register_w
 from dure.korean.time import as_seoul
 from dure.settings import Settings
 from dure.sources import Source
-from dure.tools._http import api_key
 
 
 def provider_for(settings: Settings) -> PlaceSearch:
     """The configured provider (`tasks.place_search`; auto: Kakao when a key is set)."""
     t = settings.tasks
-    if t.place_search == "kakao" or (t.place_search == "auto" and api_key(t.kakao_rest_key)):
+    if uses_kakao(settings):
         return KakaoLocal(t.kakao_rest_key, t.kakao_base_url, t.kakao_timeout)
     return SampleCatalogue()
 
