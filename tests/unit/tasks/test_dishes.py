@@ -58,8 +58,9 @@ def test_rule_order_puts_the_asked_kind_first_and_mixes_kinds() -> None:
 async def test_the_model_only_reorders_the_allowed_dishes() -> None:
     pool = rule_order(allowed(dishes(), ["매운 음식"]), asked=[], budget=None, nearby=None)
     model = ScriptedChatModel([{"dishes": [pool[2].name, pool[0].name]}])
-    picked, by_model = await rank(pool, "장소 을지로, 2명", model)
-    assert by_model and [d.name for d in picked] == [pool[2].name, pool[0].name, pool[1].name]
+    picked, ranked_by = await rank(pool, "장소 을지로, 2명", model)
+    assert ranked_by == "llm"
+    assert [d.name for d in picked] == [pool[2].name, pool[0].name, pool[1].name]
     call = model.calls[0]
     assert call.max_tokens and call.max_tokens < 400  # bounded by the schema
     schema = (call.response_format or {})["json_schema"]["schema"]
@@ -71,7 +72,8 @@ async def test_the_model_only_reorders_the_allowed_dishes() -> None:
 async def test_an_excluded_dish_from_the_model_is_refused_and_the_rule_order_stands() -> None:
     pool = rule_order(allowed(dishes(), ["매운 음식"]), asked=[], budget=None, nearby=None)
     model = ScriptedChatModel([{"dishes": ["마라탕"]}])
-    picked, by_model = await rank(pool, "", model)
-    assert not by_model and picked == pool[:3]
+    assert (await rank(pool, "", model)) == (pool[:3], "rules")
     failing = ScriptedChatModel([ConnectionError("down")])
-    assert (await rank(pool, "", failing)) == (pool[:3], False)
+    assert (await rank(pool, "", failing)) == (pool[:3], "rules")
+    assert (await rank(pool[:1], "", failing)) == (pool[:1], "single")  # nothing to rank
+    assert len(failing.calls) == 1

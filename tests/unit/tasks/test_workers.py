@@ -151,3 +151,13 @@ async def test_past_closing_time_is_refused(ctx: AgentContext) -> None:
         ctx, "a", datetime="2025-03-06T20:30:00+09:00", party_size=2, duration_minutes=60
     )
     assert not result.ok and "21:00" in result.summary
+
+
+async def test_the_dish_asked_for_is_what_is_ranked(ctx: AgentContext) -> None:
+    model = ScriptedChatModel([{"dishes": ["비빔냉면"]}])
+    state = conv(LUNCH, **{**LUNCH_SLOTS, "cuisine": "냉면"})
+    inp = WorkerInput(state, NOW, ctx.settings, models=ModelSet(ctx.settings, model))
+    menu = await get_worker("menu_recommendation_agent")(inp)
+    assert menu.data["dishes"] == ["비빔냉면", "물냉면"] and menu.data["ranked_by"] == "llm"
+    assert "- 물냉면 (" in model.calls[0].prompt and "돼지국밥" not in model.calls[0].prompt
+    assert not menu.notices

@@ -76,6 +76,17 @@ def allowed(candidates: Iterable[Dish], exclusions: Iterable[str]) -> list[Dish]
     return [d for d in candidates if not any(d.breaks(e) for e in excluded)]
 
 
+def _named(d: Dish, asked: list[str]) -> bool:
+    return any(a in d.name for a in asked)
+
+
+def wanted(candidates: list[Dish], asked: list[str]) -> list[Dish]:
+    """The candidates the user asked for — those named ("냉면"), else those of the kind asked
+    ("한식") — or all of them when none is: a wish is a rule, not the model's to overrule."""
+    named = [d for d in candidates if _named(d, asked)]
+    return named or [d for d in candidates if d.category in asked] or candidates
+
+
 def rule_order(
     candidates: list[Dish], *, asked: list[str], budget: int | None, nearby: set[str] | None
 ) -> list[Dish]:
@@ -84,7 +95,7 @@ def rule_order(
     last; kinds of food take turns, so the first three are not all noodles."""
 
     def key(d: Dish) -> tuple[bool, bool, bool, bool]:
-        named = any(a in d.name for a in asked)  # "냉면" before the rest of 한식
+        named = _named(d, asked)  # "냉면" before the rest of 한식
         return (
             bool(asked) and not named,
             bool(asked) and not named and d.category not in asked,
@@ -111,13 +122,19 @@ def _choice(names: list[str]) -> type[BaseModel]:
     )
 
 
+Ranked = Literal["llm", "rules", "single"]
+
+
 async def rank(
     candidates: list[Dish], conditions: str, model: BaseChatModel | None
-) -> tuple[list[Dish], bool]:
-    """Up to three dishes, best first, and whether the model ranked them (else: rule order)."""
+) -> tuple[list[Dish], Ranked]:
+    """Up to three dishes, best first, and who ordered them: the model, the rules (no model,
+    or an unreadable reply), or nobody (one candidate: no call)."""
     pool = candidates[:MAX_CANDIDATES]
-    if len(pool) <= 1 or model is None:
-        return pool[:MAX_PICKS], False
+    if len(pool) <= 1:
+        return pool, "single"
+    if model is None:
+        return pool[:MAX_PICKS], "rules"
     listed = "\n".join(
         f"- {d.name} ({d.category}, 약 {d.price:,}원, 매운 정도 {d.spicy})" for d in pool
     )
@@ -131,8 +148,8 @@ async def rank(
         raise
     except Exception as e:  # no model, or an unreadable reply: the rule order stands
         log.info("dish ranking unavailable (%s); keeping the rule order", e)
-        return pool[:MAX_PICKS], False
+        return pool[:MAX_PICKS], "rules"
     by_name = {d.name: d for d in pool}
     picked = [by_name[n] for n in dict.fromkeys(reply.dishes)]  # type: ignore[attr-defined]
     rest = [d for d in pool if d not in picked]
-    return (picked + rest)[:MAX_PICKS], True
+    return (picked + rest)[:MAX_PICKS], "llm"

@@ -14,7 +14,15 @@ from dataclasses import asdict
 from datetime import datetime
 
 from dure.agents.tasks import prompts
-from dure.agents.tasks.dishes import Dish, allowed, dish, dishes, rank, rule_order
+from dure.agents.tasks.dishes import (
+    Dish,
+    allowed,
+    dish,
+    dishes,
+    rank,
+    rule_order,
+    wanted,
+)
 from dure.agents.tasks.kakao import KakaoLocal, uses_kakao
 from dure.agents.tasks.places import PlaceQuery, PlaceSearch, SampleCatalogue, search_places
 from dure.agents.tasks.question import known_values
@@ -67,19 +75,20 @@ async def recommend_menu(inp: WorkerInput) -> WorkerResult:
         budget=(conv.slots.get("budget_per_person") or {}).get("max"),
         nearby=nearby,
     )
+    ordered = wanted(ordered, asked)  # the model ranks among what was asked for
     schema = conv.schema()
     conditions = ", ".join(p for _, p in known_values(conv, schema, inp.now)) if schema else ""
     model = inp.models("fast") if inp.models else None
-    chosen, by_model = await rank(ordered, conditions, model)
+    chosen, ranked_by = await rank(ordered, conditions, model)
     listed = ", ".join(f"{d.name}({d.category}, 약 {d.price:,}원)" for d in chosen)
     return WorkerResult(
         summary=f"추천 메뉴{avoided}: {listed}",
         data={
             "dishes": [d.name for d in chosen],
-            "ranked_by": "llm" if by_model else "rules",
+            "ranked_by": ranked_by,
             "exclusions": exclusions,
         },
-        notices=[] if by_model else [prompts.MODEL_RANKING_UNAVAILABLE],
+        notices=[prompts.MODEL_RANKING_UNAVAILABLE] if ranked_by == "rules" else [],
         forbidden=[d.name for d in dishes() if d not in survivors],
     )
 
