@@ -137,6 +137,18 @@ class ServerProcess:
         self.stop()
 
 
+def sse_message(url: str, thread: str, text: str, timeout: float = 30) -> Any:
+    """Post a message to a live server and take its answer as SSE (a context manager around
+    the streamed `httpx` response)."""
+    return httpx.stream(
+        "POST",
+        f"{url}/threads/{thread}/messages",
+        json={"content": text},
+        headers={"Accept": "text/event-stream"},
+        timeout=timeout,
+    )
+
+
 def parse_sse(lines: Iterable[str]) -> Iterator[tuple[str | None, Any]]:
     """(event name, JSON data) pairs from SSE lines; comments skipped."""
     event: str | None = None

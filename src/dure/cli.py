@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import sys
@@ -22,6 +23,7 @@ from dure.events import (
     ErrorEvent,
     Event,
     Question,
+    Queued,
     Slots,
     SourcesEvent,
     Token,
@@ -47,6 +49,9 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "dure.korean.commands",
     "dure.tools.commands",
 )
+
+#: What Ctrl-C during an answer prints.
+STOPPED = "답변을 중지했습니다."
 
 out = Console(highlight=False, soft_wrap=True)
 # soft_wrap: an error stays one line however narrow the terminal (or a pipe's 80 columns).
@@ -79,12 +84,22 @@ async def _turn(
         ctx = AgentContext(
             settings=settings, models=ModelSet(settings), checkpointer=saver, options=options
         )
+        before = await saver.aget_tuple({"configurable": {"thread_id": thread}})
         events: list[Event] = []
-        async for event in stream_turn(agent, ctx, thread, message):
-            if not as_json and isinstance(event, Done) and _untold(event, events):
-                out.print(event.content, markup=False)
-            _print_event(event, as_json)
-            events.append(event)
+        try:
+            async for event in stream_turn(agent, ctx, thread, message):
+                if not as_json and isinstance(event, Done) and _untold(event, events):
+                    out.print(event.content, markup=False)
+                _print_event(event, as_json)
+                events.append(event)
+        except asyncio.CancelledError:
+            # Ctrl-C: the model has stopped at once; the thread reads as before this turn.
+            if before is None:
+                await saver.adelete_thread(thread)
+            else:
+                await agent.build(ctx).aupdate_state(before.config, None, as_node="__copy__")
+            err.print(f"\n[yellow]{STOPPED}[/]")
+            raise
         return events
 
 
@@ -105,6 +120,8 @@ def _print_event(event: Event, as_json: bool) -> None:
         err.print(f"[red]오류:[/] {escape(str(event.content))}")
     elif isinstance(event, Question):
         out.print(f"[bold]{escape(str(event.content))}[/]")
+    elif isinstance(event, Queued):
+        out.print(f"[dim]· {escape(str(event.content))}[/]")
     elif isinstance(event, Slots) and event.rows:  # as people read them: 인원 2명 · 시간 미입력
         shown = " · ".join(f"{r['label']} {r['value'] or '미입력'}" for r in event.rows)
         out.print(f"[dim]· 작업 정보: {escape(shown)}[/]")
@@ -147,7 +164,10 @@ def ask(
     get_agent(agent)
     thread_id = thread or uuid.uuid4().hex
     options = _options(contract=contract, standard=standard, collection=collection)
-    events = asyncio.run(_turn(agent, options, thread_id, message, as_json))
+    try:
+        events = asyncio.run(_turn(agent, options, thread_id, message, as_json))
+    except KeyboardInterrupt:  # stopped; `_turn` said so
+        raise typer.Exit(130) from None
     if not as_json:
         out.print(f"[dim]스레드: {thread_id}[/]")
     if any(isinstance(e, ErrorEvent) and e.code is ErrorCode.BAD_MESSAGE for e in events):
@@ -163,7 +183,7 @@ def chat(
     standard: StandardOpt = None,
     collection: CollectionOpt = None,
 ) -> None:
-    """대화형 채팅 (빈 줄이나 Ctrl-D로 종료)."""
+    """대화형 채팅 (빈 줄이나 Ctrl-D로 종료, 답변 중 Ctrl-C는 그 답변만 중지)."""
     spec = get_agent(agent)
     thread_id = thread or uuid.uuid4().hex
     options = _options(contract=contract, standard=standard, collection=collection)
@@ -175,7 +195,8 @@ def chat(
             break
         if not message.strip():
             break
-        asyncio.run(_turn(agent, options, thread_id, message, as_json))
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C stops the answer, not the chat
+            asyncio.run(_turn(agent, options, thread_id, message, as_json))
     out.print(f"[dim]이 대화를 이어가려면: dure chat --agent {agent} --thread {thread_id}[/]")
 
 

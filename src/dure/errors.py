@@ -16,8 +16,10 @@ class ErrorCode(StrEnum):
     BAD_MESSAGE = "bad_message"
     #: The turn reached its LLM-call or token budget.
     BUDGET = "budget"
-    #: The server stopped the turn (client gone, server shutting down).
+    #: The server stopped the turn (server shutting down).
     INTERRUPTED = "interrupted"
+    #: The turn was stopped: a stop button or cancel request, Ctrl-C, or its client left.
+    CANCELLED = "cancelled"
     #: No chat model could be reached or loaded.
     LLM_UNAVAILABLE = "llm_unavailable"
     #: Searching the documents failed.

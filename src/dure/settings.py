@@ -222,6 +222,8 @@ class ServerSettings(BaseModel):
     failed_keys_per_minute: int = 10
     #: Turns one server process runs at once; more get 503 with `Retry-After`.
     max_concurrent_turns: int = 8
+    #: Seconds a turn goes on after its last client left (to reattach); then it is stopped.
+    detach_grace_seconds: float = 10.0
     cors_origins: list[str] = Field(default_factory=list)
 
 

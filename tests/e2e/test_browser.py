@@ -332,6 +332,41 @@ def test_cut_off_turn_is_reported_with_a_resend(
     page.close()
 
 
+def test_the_stop_button_halts_the_answer_and_a_reload_reattaches(
+    server: tuple[str, str, Settings], browser: Browser
+) -> None:
+    url, key, _ = server
+    page = open_app(browser, url, key, 1280, 860)
+    new_chat(page, "시험용 계약서 Q&A")
+    ask(page, "천천히 알려 줘")
+    stop = page.locator("#stop")
+    expect(stop).to_be_visible()
+    expect(page.locator(".exchange .answer.streaming")).to_contain_text("따르면")  # mid-answer
+    stop.click()
+    answer = page.locator(".exchange .answer").last
+    expect(answer).to_contain_text("(답변을 중지했습니다.)")
+    expect(page.locator(".exchange .step-error")).to_contain_text("중지 답변을 중지했습니다.")
+    expect(answer).not_to_contain_text("자세한 내용은")  # it did not go on
+    expect(stop).to_be_hidden()
+    page.screenshot(path=ARTIFACTS / "desktop-stopped.png")
+
+    # The next message is answered in full; then one whose page reloads mid-answer.
+    ask(page, "계약기간은?")
+    expect(page.locator(".exchange .answer").nth(1)).to_contain_text("자세한 내용은 출처를")
+    ask(page, "천천히 다시 알려 줘")
+    expect(page.locator(".exchange .answer.streaming")).to_be_visible()
+    page.reload()  # the answer goes on on the server; the page takes it up from its beginning
+    expect(page.locator(".exchange")).to_have_count(3)
+    last = page.locator(".exchange .answer").last
+    expect(last).to_contain_text("질문: 천천히 다시 알려 줘")
+    expect(last).to_contain_text("자세한 내용은 출처를 눌러 확인하세요.", timeout=30_000)
+    expect(page.locator("#stop")).to_be_hidden()
+    page.reload()  # the stopped one reads as it was
+    expect(page.locator(".exchange .answer").first).to_contain_text("(답변을 중지했습니다.)")
+    expect(page.locator(".exchange .notice:visible")).to_have_count(0)
+    page.close()
+
+
 def test_markdown_renderer_is_safe(server: tuple[str, str, Settings], browser: Browser) -> None:
     url, _, _ = server
     page = browser.new_page()

@@ -82,6 +82,14 @@ class Question(_Event):
     approval: dict[str, Any] | None = None
 
 
+class Queued(_Event):
+    """The turn waits for the model: `ahead` calls (of this or other turns) go first
+    (`content`: "대기 중: 앞에 2개"). Sent again whenever the number changes."""
+
+    type: Literal["queued"] = "queued"
+    ahead: int = 0
+
+
 class Generating(_Event):
     """The final answer is being written."""
 
@@ -127,6 +135,7 @@ Event = Annotated[
     | EvaluationResult
     | Slots
     | Question
+    | Queued
     | Generating
     | Token
     | SourcesEvent

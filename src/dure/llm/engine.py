@@ -1,15 +1,21 @@
 """The loaded local model: one llama.cpp `Llama` per model file, shared and serialised.
 
-llama.cpp is not thread-safe, so each engine carries the lock that serialises its generations;
-prompts are formatted with the GGUF's own chat template.
+llama.cpp is not thread-safe, so generations take turns on each engine's `Line` (first come,
+first served; a waiting caller learns how many are ahead of it). A generation runs under a
+`Stop`: set from any thread, it halts llama.cpp inside its current decode (prompt evaluation
+included), and a caller still in line leaves it. Prompts are formatted with the GGUF's own chat
+template.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import ctypes
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +27,105 @@ class LocalModelError(DureError):
     """The local model cannot run (llama-cpp-python missing, prompt too long for its context)."""
 
 
+class Line:
+    """Who uses the model next: first come, first served."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._places: list[object] = []
+
+    @contextlib.contextmanager
+    def place(self) -> Iterator[object]:
+        """A place at the end of the line, held until the block ends."""
+        me = object()
+        with self._changed:
+            self._places.append(me)
+        try:
+            yield me
+        finally:
+            with self._changed:
+                self._places.remove(me)
+                self._changed.notify_all()
+
+    def ahead(self, place: object, wait: float = 0.0) -> int:
+        """How many places are ahead of `place` (0: its turn), after waiting up to `wait`
+        seconds for that to change."""
+        with self._changed:
+            if self._places.index(place) and wait > 0:
+                self._changed.wait(wait)
+            return self._places.index(place)
+
+    def __len__(self) -> int:
+        """How many hold a place (the one using the model included)."""
+        with self._changed:
+            return len(self._places)
+
+
+class Stop(threading.Event):
+    """A request to stop one generation, from any thread. While the generation runs on an
+    engine (`Engine.running`), setting it also raises that engine's abort flag, so llama.cpp
+    gives up within its current decode instead of finishing it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._guard = threading.Lock()
+        self._abort: ctypes.Array[ctypes.c_char] | None = None
+
+    def set(self) -> None:
+        """Stop: the generation ends at once, wherever it is."""
+        with self._guard:
+            super().set()
+            if self._abort is not None:
+                self._abort[0] = b"\x01"
+
+    @contextlib.contextmanager
+    def _armed(self, flag: ctypes.Array[ctypes.c_char]) -> Iterator[None]:
+        with self._guard:
+            self._abort = flag
+            flag[0] = b"\x01" if self.is_set() else b"\x00"
+        try:
+            yield
+        finally:
+            with self._guard:
+                self._abort = None
+                flag[0] = b"\x00"
+
+
 @dataclass
 class Engine:
-    """One loaded model: the `Llama`, its chat formatter and the lock that serialises it."""
+    """One loaded model: the `Llama`, its chat formatter, the line that serialises it, and the
+    flag llama.cpp reads to abort a decode."""
 
     llama: Any
     formatter: Any
-    lock: threading.Lock
     load_seconds: float
+    line: Line = field(default_factory=Line)
+    abort_flag: ctypes.Array[ctypes.c_char] = field(default_factory=lambda: _flag())
+
+    @contextlib.contextmanager
+    def running(self, stop: Stop | None) -> Iterator[None]:
+        """While the holder of the line's first place generates: `stop` aborts the decode."""
+        with stop._armed(self.abort_flag) if stop is not None else contextlib.nullcontext():
+            yield
+
+
+def _flag() -> ctypes.Array[ctypes.c_char]:
+    return ctypes.create_string_buffer(2)
+
+
+def _abort_on(engine: Engine) -> None:
+    """Let `engine.abort_flag` abort llama.cpp's decode (checked after every node of its graph).
+
+    ggml calls the abort callback from its compute thread hundreds of times a token; a Python
+    callback takes the GIL each time (measured on 2 busy cores: several times slower
+    generation). C's `strlen` on the flag, a one-byte string, answers the same question without
+    Python: 0 goes on, 1 aborts.
+    """
+    import llama_cpp
+
+    strlen = ctypes.cast(ctypes.CDLL(None).strlen, llama_cpp.ggml_abort_callback)
+    data = ctypes.cast(engine.abort_flag, ctypes.c_void_p)
+    llama_cpp.llama_set_abort_callback(engine.llama._ctx.ctx, strlen, data)
 
 
 _engines: dict[tuple[str, int, int, int], Engine] = {}
@@ -45,7 +142,9 @@ def load_engine(
             verify_model(path, sha256)
             if not _engines:
                 atexit.register(close_engines)
-            _engines[key] = _load(path, n_ctx, n_threads, prompt_cache_mb)
+            engine = _load(path, n_ctx, n_threads, prompt_cache_mb)
+            _abort_on(engine)
+            _engines[key] = engine
         return _engines[key]
 
 
@@ -55,11 +154,12 @@ def close_engines() -> None:
         for engine in _engines.values():
             # A generation still running (an interrupted turn) keeps its model: freeing it
             # under the running thread would crash.
-            if engine.lock.acquire(timeout=2):
-                try:
+            with engine.line.place() as me:
+                deadline = time.monotonic() + 2
+                while engine.line.ahead(me, wait=0.1) and time.monotonic() < deadline:
+                    pass
+                if not engine.line.ahead(me):
                     engine.llama.close()
-                finally:
-                    engine.lock.release()
         _engines.clear()
 
 
@@ -89,4 +189,4 @@ def _load(path: Path, n_ctx: int, n_threads: int, prompt_cache_mb: int) -> Engin
         bos_token=llama._model.token_get_text(bos) if bos != -1 else "",
         stop_token_ids=[eos],
     )
-    return Engine(llama, formatter, threading.Lock(), time.perf_counter() - started)
+    return Engine(llama, formatter, time.perf_counter() - started)

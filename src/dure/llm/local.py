@@ -1,16 +1,16 @@
 """The `local` provider: a GGUF model run in-process by llama-cpp-python.
 
 One `Llama` per model file is loaded lazily and shared by every `LocalChatModel` (both roles);
-llama.cpp is not thread-safe, so a lock serialises generations. Prompts use the GGUF's own
+llama.cpp is not thread-safe, so generations wait their turn in the engine's line, and a call
+that has to wait says how many are ahead of it (a `queued` event). A call whose consumer goes
+away (its turn was stopped) halts at once, in line or mid-decode. Prompts use the GGUF's own
 chat template. Structured output and tool calls are decoded under a JSON schema (see
 `dure.llm.constrained`), which is what makes a 1.5B model reliable at them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +19,10 @@ from typing import Any, ClassVar, TypedDict
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.chat_models import (
+    agenerate_from_stream,
+    generate_from_stream,
+)
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -45,7 +49,8 @@ from dure.llm.constrained import (
     schema_prompt,
     tools_prompt,
 )
-from dure.llm.engine import Engine, LocalModelError, load_engine
+from dure.llm.engine import Engine, LocalModelError, Stop, load_engine
+from dure.llm.offload import iterate_in_thread
 from dure.llm.toolcalls import as_tool_call_chunks
 from dure.llm.weights import expected_sha256
 from dure.settings import Role, Settings
@@ -125,6 +130,20 @@ class _TokenCounts(TypedDict):
     output_tokens: int
 
 
+@dataclass
+class _Queued:
+    """The call waits for the model: `ahead` generations go first."""
+
+    ahead: int
+
+
+def _report(queued: _Queued) -> None:
+    """Tell whoever streams the turn where this call waits (a no-op outside a graph)."""
+    from dure.events import Queued, emit  # dure.events imports the agents, which import this
+
+    emit(Queued(ahead=queued.ahead, content=f"대기 중: 앞에 {queued.ahead}개"))
+
+
 class LocalChatModel(BaseChatModel):
     """A chat model backed by a GGUF file and llama.cpp, running in this process."""
 
@@ -198,24 +217,39 @@ class LocalChatModel(BaseChatModel):
             stop=list(stop or []),
         )
 
-    def _pieces(
-        self, req: _Request, cancel: threading.Event | None
-    ) -> Iterator[str | _TokenCounts]:
-        """Generated text pieces, then one dict with the token counts."""
+    def _pieces(self, req: _Request, stop: Stop | None) -> Iterator[str | _TokenCounts | _Queued]:
+        """Generated text pieces, then one dict with the token counts; before them, while the
+        call waits for the model, how many are ahead whenever that changes. A set `stop` ends
+        it early, with no counts."""
         engine = self.engine()
-        with engine.lock:
-            fmt = engine.formatter(messages=req.messages)
-            llama = engine.llama
-            prompt = llama.tokenize(
-                fmt.prompt.encode("utf-8"), add_bos=not fmt.added_special, special=True
+        with engine.line.place() as me:
+            told = 0
+            while ahead := engine.line.ahead(me, wait=0.1):
+                if stop is not None and stop.is_set():
+                    return
+                if ahead != told:
+                    told = ahead
+                    yield _Queued(ahead)
+            with engine.running(stop):
+                yield from self._generation(engine, req, stop)
+
+    def _generation(
+        self, engine: Engine, req: _Request, stop: Stop | None
+    ) -> Iterator[str | _TokenCounts]:
+        """The generation itself, on the engine this call now holds."""
+        fmt = engine.formatter(messages=req.messages)
+        llama = engine.llama
+        prompt = llama.tokenize(
+            fmt.prompt.encode("utf-8"), add_bos=not fmt.added_special, special=True
+        )
+        room = self.n_ctx - len(prompt)
+        if room <= 0:
+            raise LocalModelError(
+                f"입력이 로컬 모델의 문맥 길이를 넘습니다 ({len(prompt)} > {self.n_ctx} 토큰)."
             )
-            room = self.n_ctx - len(prompt)
-            if room <= 0:
-                raise LocalModelError(
-                    f"입력이 로컬 모델의 문맥 길이를 넘습니다 ({len(prompt)} > {self.n_ctx} 토큰)."
-                )
-            stops = req.stop + ([fmt.stop] if isinstance(fmt.stop, str) else list(fmt.stop or []))
-            text = ""
+        stops = req.stop + ([fmt.stop] if isinstance(fmt.stop, str) else list(fmt.stop or []))
+        text = ""
+        try:
             for chunk in llama.create_completion(
                 prompt=prompt,
                 max_tokens=min(req.max_tokens, room),
@@ -229,24 +263,32 @@ class LocalChatModel(BaseChatModel):
                 piece = chunk["choices"][0]["text"]
                 text += piece
                 yield piece
-                if cancel is not None and cancel.is_set():
-                    break
-            completion = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
-            yield {"input_tokens": len(prompt), "output_tokens": completion}
+                if stop is not None and stop.is_set():
+                    return
+        except RuntimeError:  # "llama_decode returned 2": the stop aborted the decode
+            if stop is not None and stop.is_set():
+                return
+            raise
+        completion = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        yield {"input_tokens": len(prompt), "output_tokens": completion}
 
     def _chunks(
         self,
         messages: list[BaseMessage],
         stop: list[str] | None,
         kwargs: dict,
-        cancel: threading.Event | None,
-    ) -> Iterator[ChatGenerationChunk]:
+        cancel: Stop | None,
+    ) -> Iterator[ChatGenerationChunk | _Queued]:
+        """The reply as chunks; `_Queued` items while the call waits for the model."""
         req = self._request(messages, stop, kwargs)
         plan = req.plan
         answer = AnswerStream() if plan is not None and plan.mode == "auto" else None
         raw = ""
         counts: _TokenCounts = {"input_tokens": 0, "output_tokens": 0}
         for piece in self._pieces(req, cancel):
+            if isinstance(piece, _Queued):
+                yield piece
+                continue
             if not isinstance(piece, str):
                 counts = piece  # the last piece
                 continue
@@ -254,6 +296,8 @@ class LocalChatModel(BaseChatModel):
             text = piece if plan is None else answer.feed(piece) if answer else ""
             if text:
                 yield ChatGenerationChunk(message=AIMessageChunk(content=text))
+        if cancel is not None and cancel.is_set():
+            return  # stopped: nobody reads the rest
         tool_chunks: list[ToolCallChunk] = []
         if plan is not None:
             try:
@@ -290,9 +334,7 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        from langchain_core.language_models.chat_models import generate_from_stream
-
-        return generate_from_stream(self._chunks(messages, stop, kwargs, None))
+        return generate_from_stream(self._stream(messages, stop, run_manager, **kwargs))
 
     def _stream(
         self,
@@ -301,7 +343,21 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        yield from self._chunks(messages, stop, kwargs, None)
+        for chunk in self._chunks(messages, stop, kwargs, None):
+            if isinstance(chunk, _Queued):
+                _report(chunk)
+            else:
+                yield chunk
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        # Through the stream, so that a call nobody streams can be stopped the same way.
+        return await agenerate_from_stream(self._astream(messages, stop, run_manager, **kwargs))
 
     async def _astream(
         self,
@@ -310,44 +366,15 @@ class LocalChatModel(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        # The whole generation runs in one worker thread (it holds the engine lock throughout);
-        # chunks cross to the event loop through a queue. A consumer that stops early sets
-        # `cancel`, and the worker ends at the next token.
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        cancel = threading.Event()
-        end = object()
+        # The whole generation runs in one worker thread, which holds the engine throughout.
+        def chunks(cancel: Stop) -> Iterator[ChatGenerationChunk | _Queued]:
+            return self._chunks(messages, stop, kwargs, cancel)
 
-        def put(item: Any) -> None:
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, item)
-            except RuntimeError:  # the loop is gone: nobody is listening any more
-                cancel.set()
-
-        def work() -> None:
-            try:
-                for chunk in self._chunks(messages, stop, kwargs, cancel):
-                    put(chunk)
-                    if cancel.is_set():
-                        break
-            except BaseException as e:  # handed to the consumer, raised there
-                put(_Failure(e))
-            finally:
-                put(end)
-
-        loop.run_in_executor(None, work)
-        try:
-            while (item := await queue.get()) is not end:
-                if isinstance(item, _Failure):
-                    raise item.error
+        async for item in iterate_in_thread(chunks):
+            if isinstance(item, _Queued):
+                _report(item)
+            else:
                 yield item
-        finally:
-            cancel.set()
-
-
-@dataclass
-class _Failure:
-    error: BaseException
 
 
 def local_chat_model(

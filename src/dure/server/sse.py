@@ -12,10 +12,13 @@ from fastapi.responses import StreamingResponse
 PING_SECONDS = 15.0
 
 
-def frame(data: Any, event: str | None = None) -> str:
-    """One SSE message (`data` as JSON unless it is a string already)."""
+def frame(data: Any, event: str | None = None, event_id: int | None = None) -> str:
+    """One SSE message (`data` as JSON unless it is a string already); `event_id` is what a
+    client that reconnects sends back as `Last-Event-ID`."""
     payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    head = f"event: {event}\n" if event else ""
+    head = (f"id: {event_id}\n" if event_id is not None else "") + (
+        f"event: {event}\n" if event else ""
+    )
     return f"{head}data: {payload}\n\n"
 
 

@@ -1,9 +1,9 @@
 """Rows of the server tables: threads (owned by a key), the turn journal, uploaded documents.
 
 The turn journal is what makes a thread crash-safe: a turn is `running` while it streams and
-becomes `done` (with the checkpoint it ended on), `failed` or `interrupted`. A thread's
-*head* is the checkpoint of its last `done` turn; the next turn starts there, so whatever a
-cut-off turn half-wrote to the checkpointer is never read.
+becomes `done` (with the checkpoint it ended on), `failed`, `cancelled` or `interrupted`. A
+thread's *head* is the checkpoint of its last `done` turn; the next turn starts there, so
+whatever a cut-off turn half-wrote to the checkpointer is never read.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any
 from dure.server.database import Database, Row
 
 RUNNING, DONE, FAILED, INTERRUPTED = "running", "done", "failed", "interrupted"
+#: A turn that was stopped (a stop request, or its client left): kept with a note, rolled back.
+CANCELLED = "cancelled"
 #: The owner of everything when authentication is off (loopback only).
 LOCAL_OWNER = "local"
 #: The message of a journal row that records a change of a thread's state made outside a turn

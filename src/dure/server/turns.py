@@ -1,10 +1,14 @@
 """Running turns: journaled, one at a time per thread, crash-safe, independent of the client.
 
-A turn runs in its own task and feeds a queue, so a client that disconnects does not cut the
-turn off. Each turn starts from its thread's head (the checkpoint of the last completed turn)
-and only a completed turn moves the head. A turn whose worker died (killed, crashed) is found
-by the next reader of its thread: it is marked `interrupted` and the writes it left on the head
-are dropped, so the thread reads exactly as after its last completed turn.
+A turn runs in its own task and keeps every event it produced, so a client whose connection
+drops can reattach and read on from where it was. A turn can be stopped (`Turns.stop`): its
+model call halts at once, and the turn is journaled `cancelled` with a note, its writes rolled
+back. When its last client has left, a turn goes on for `server.detach_grace_seconds` (for a
+reattach) and is then stopped. Each turn starts from its thread's head (the checkpoint of the
+last completed turn) and only a completed turn moves the head. A turn whose worker died
+(killed, crashed) is found by the next reader of its thread: it is marked `interrupted` and the
+writes it left on the head are dropped, so the thread reads exactly as after its last
+completed turn.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import logging
 import os
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from dure.agent import AgentContext, AgentSpec
 from dure.agents import get_agent
@@ -26,7 +31,7 @@ from dure.llm import ModelSet
 from dure.server import checkpoints
 from dure.server.database import IntegrityError, Storage
 from dure.server.documents import agent_options
-from dure.server.store import DONE, FAILED, RUNNING, Store, Thread, Turn, new_id
+from dure.server.store import CANCELLED, DONE, FAILED, RUNNING, Store, Thread, Turn, new_id
 from dure.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -37,6 +42,7 @@ STALE_AFTER_SECONDS = 30.0
 #: Events kept per turn in the journal (thinking steps, tools, slots, audit) — a sanity cap.
 MAX_JOURNAL_EVENTS = 300
 CUT_OFF = "서버가 종료되어 답변이 중단되었습니다. 잠시 후 다시 보내 주세요."
+STOPPED = "답변을 중지했습니다."
 
 
 class TurnBusyError(DureError):
@@ -69,18 +75,47 @@ def _host() -> str:
 
 @dataclass
 class RunningTurn:
-    """A turn in progress: its journal row and the events it produces, in order."""
+    """A turn in progress: its journal row, every event it produced so far (`None` ends them),
+    and the clients that keep it going."""
 
     turn: Turn
-    queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
+    seen: list[Event | None] = field(default_factory=list)
+    #: Why the turn was told to stop (None: it was not).
+    stopping: str | None = None
+    #: Its answer is complete and being journaled: too late to stop it.
+    finishing: bool = False
+    holders: int = 0
+    #: Called when the last client that holds the turn has left.
+    on_alone: Callable[[RunningTurn], None] | None = None
+    _more: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def events(self) -> AsyncIterator[Event]:
-        """The turn's events, always ending with `done` (also when the server cut it off)."""
+    def add(self, event: Event | None) -> None:
+        """The turn's next event (`None`: there are no more)."""
+        self.seen.append(event)
+        self._more.set()
+        self._more = asyncio.Event()
+
+    async def events(self, start: int = 0, hold: bool = True) -> AsyncIterator[Event]:
+        """The turn's events from the `start`-th on, as they come, always ending with `done`
+        (also when the server cut it off). While a client that `hold`s reads them the turn
+        goes on; once the last one has left, it is stopped after a grace period."""
+        self.holders += hold
         done = False
-        while (event := await self.queue.get()) is not None:
-            done = done or isinstance(event, Done)
-            yield event
+        try:
+            while True:
+                while start >= len(self.seen):
+                    await self._more.wait()
+                event = self.seen[start]
+                start += 1
+                if event is None:
+                    break
+                done = done or isinstance(event, Done)
+                yield event
+        finally:
+            self.holders -= hold
+            if hold and not self.holders and self.seen[-1:] != [None] and self.on_alone:
+                self.on_alone(self)
         if not done:  # the server is shutting down under this turn
             yield ErrorEvent(code=ErrorCode.INTERRUPTED, content=CUT_OFF)
             yield Done(content=CUT_OFF)
@@ -103,6 +138,7 @@ class Turns:
         self.worker = f"{self.host}|{os.getpid()}|{new_id()[:8]}"
         self._running: dict[str, RunningTurn] = {}
         self._heartbeat: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()  # grace periods of left turns
 
     # -- lifecycle
 
@@ -114,6 +150,8 @@ class Turns:
         """Stop the heartbeat; turns still running are cut off and journaled as interrupted."""
         if self._heartbeat:
             self._heartbeat.cancel()
+        for task in list(self._background):
+            task.cancel()
         for running in list(self._running.values()):
             if running.task:
                 running.task.cancel()
@@ -224,16 +262,40 @@ class Turns:
             await self.store.begin_turn(turn)
         except IntegrityError as e:  # another worker started one in the meantime
             raise TurnBusyError() from e
-        running = RunningTurn(turn)
+        running = RunningTurn(turn, on_alone=self._alone)
         self._running[turn.id] = running
         running.task = asyncio.create_task(self._run(running, agent, ctx))
         return running
+
+    def running_on(self, thread_id: str) -> RunningTurn | None:
+        """The turn this process runs on the thread right now, if any."""
+        return next((r for r in self._running.values() if r.turn.thread_id == thread_id), None)
+
+    def stop(self, running: RunningTurn, why: str = STOPPED) -> None:
+        """Stop a turn now: its model call halts at once, and it ends as `cancelled` (its
+        clients get an `error` with code `cancelled` and a `done` saying `why`)."""
+        if running.task is not None and running.stopping is None and not running.finishing:
+            running.stopping = why
+            running.task.cancel()
+
+    def _alone(self, running: RunningTurn) -> None:
+        """The last client of a turn left: stop it unless one comes back within the grace."""
+
+        async def grace() -> None:
+            await asyncio.sleep(self.settings.server.detach_grace_seconds)
+            if not running.holders:
+                log.info("turn %s: its client left; stopped", running.turn.id)
+                self.stop(running)
+
+        self._background.add(task := asyncio.create_task(grace()))
+        task.add_done_callback(self._background.discard)
 
     async def _run(self, running: RunningTurn, agent: AgentSpec, ctx: AgentContext) -> None:
         turn = running.turn
         started = time.perf_counter()
         done: Done | None = None
         failed = False
+        streamed = ""
         try:
             async for event in stream_turn(
                 agent, ctx, turn.thread_id, turn.message, checkpoint_id=turn.checkpoint_before
@@ -241,10 +303,13 @@ class Turns:
                 if isinstance(event, Done):
                     done = event  # held back until the journal has the turn (below)
                     continue
-                running.queue.put_nowait(event)
-                if not isinstance(event, Token) and len(turn.events) < MAX_JOURNAL_EVENTS:
+                running.add(event)
+                if isinstance(event, Token):
+                    streamed += str(event.content)
+                elif len(turn.events) < MAX_JOURNAL_EVENTS:
                     turn.events.append(event.to_json())
                 failed = failed or isinstance(event, ErrorEvent)
+            running.finishing = True
             # The runner ends a turn with a plain `done` only after the graph finished (or asked
             # a question); after an error, keep the turn only if the graph still finished.
             after = await checkpoints.latest_checkpoint(self.storage, turn.thread_id)
@@ -259,12 +324,15 @@ class Turns:
                 turn.waiting = done.waiting
             await self._finish(turn)
             # Only now: a client that saw `done` may send its next message to any worker.
-            running.queue.put_nowait(done or Done(content=CUT_OFF))
+            running.add(done or Done(content=CUT_OFF))
         except asyncio.CancelledError:
-            # The server is shutting down under this turn: journal it as cut off.
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._interrupt(turn))
-            raise
+            if running.stopping is None:
+                # The server is shutting down under this turn: journal it as cut off.
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._interrupt(turn))
+                raise
+            cast(asyncio.Task[None], asyncio.current_task()).uncancel()  # it ends here, as asked
+            await self._cancelled(running, streamed)
         except Exception as e:  # the client still gets an ending, and the thread is kept as was
             code = e.code if isinstance(e, DureError) else ErrorCode.INTERNAL
             if isinstance(e, DureError):  # e.g. the agent cannot read its contract file
@@ -276,11 +344,11 @@ class Turns:
             turn.answer = turn.answer or message
             with contextlib.suppress(Exception):
                 await self._finish(turn)
-            running.queue.put_nowait(ErrorEvent(code=code, content=message))
-            running.queue.put_nowait(Done(content=message))
+            running.add(ErrorEvent(code=code, content=message))
+            running.add(Done(content=message))
         finally:
             self._running.pop(turn.id, None)
-            running.queue.put_nowait(None)
+            running.add(None)
             log.info(
                 "turn %s of thread %s: %s in %.0f ms",
                 turn.id,
@@ -289,9 +357,22 @@ class Turns:
                 (time.perf_counter() - started) * 1000,
             )
 
+    async def _cancelled(self, running: RunningTurn, streamed: str) -> None:
+        """Journal a stopped turn: its message kept, what was streamed with a note that the
+        answer was stopped, the thread rolled back to its head."""
+        turn, why = running.turn, running.stopping or STOPPED
+        stopped = ErrorEvent(code=ErrorCode.CANCELLED, content=why)
+        turn.status = CANCELLED
+        turn.answer = f"{streamed.rstrip()}\n\n({why})" if streamed.strip() else why
+        turn.events.append(stopped.to_json())
+        with contextlib.suppress(Exception):
+            await self._finish(turn)
+        running.add(stopped)
+        running.add(Done(content=turn.answer))
+
     async def _finish(self, turn: Turn) -> None:
         await self.store.finish_turn(turn)
-        if turn.status == FAILED:
+        if turn.status in (FAILED, CANCELLED):
             await self._roll_back(turn)
         await self.store.touch_thread(turn.thread_id, turn.message)
 

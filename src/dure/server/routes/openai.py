@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -22,7 +22,7 @@ from dure.agents import agent_names
 from dure.events import Done, Token
 from dure.server.database import IntegrityError
 from dure.server.deps import Owner, SettingsDep, StoreDep, TurnsDep
-from dure.server.routes.threads import Text, check_message, encodable, start_turn
+from dure.server.routes.threads import Text, check_message, encodable, start_turn, whole_turn
 from dure.server.sse import frame, sse_response
 from dure.server.store import Store, Thread
 
@@ -202,11 +202,9 @@ async def chat_completions(
             yield frame("[DONE]")
 
         return sse_response(frames(), headers)
-    done: Done | None = None
-    async for event in running.events():
-        if isinstance(event, Done):
-            done = event
-    assert done is not None  # `RunningTurn.events` always ends with `done`
+    done = next((e for e in await whole_turn(request, running) if isinstance(e, Done)), None)
+    if done is None:  # the client left
+        return Response(status_code=204)
     await remember(done.content or "")
     message = {"role": "assistant", "content": done.content or ""}
     return JSONResponse(

@@ -1,15 +1,17 @@
 """Threads and their messages: create/list/read/delete, post a message (SSE or one JSON answer),
-read the article a source cites."""
+stop the answer or reattach to its stream, read the article a source cites."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi import APIRouter, Header, HTTPException, Request, Response
 from pydantic import AfterValidator, BaseModel, Field
 
 from dure.agents import get_agent
-from dure.events import Done, Token
+from dure.events import Done, Event, Token
 from dure.server.deps import Owner, SettingsDep, StoreDep, TurnsDep
 from dure.server.documents import check_options, find_article
 from dure.server.history import thread_view
@@ -21,6 +23,10 @@ from dure.settings import Settings
 router = APIRouter(tags=["threads"])
 
 NOT_FOUND = "대화를 찾을 수 없습니다."
+NOTHING_RUNNING = "이 대화에서 진행 중인 답변이 없습니다."
+ELSEWHERE = "이 답변은 다른 서버 프로세스가 만들고 있어 여기서는 다룰 수 없습니다."
+#: How often a client that waits for one JSON answer is checked for having left.
+DISCONNECT_POLL_SECONDS = 1.0
 
 
 def encodable(text: str) -> str:
@@ -131,20 +137,17 @@ async def post_message(
     running = await start_turn(turns, thread, check_message(settings, body.content))
     headers = {"X-Dure-Thread": thread.id, "X-Dure-Turn": running.turn.id}
     if "text/event-stream" in request.headers.get("accept", ""):
-
-        async def frames() -> Any:
-            async for event in running.events():
-                yield frame(event.to_json(), event.type)
-
-        return sse_response(frames(), headers)
+        return sse_response(event_frames(running), headers)
+    events = await whole_turn(request, running)
     done: Done | None = None
     steps: list[dict[str, Any]] = []
-    async for event in running.events():
+    for event in events:
         if isinstance(event, Done):
             done = event
         elif not isinstance(event, Token):
             steps.append(event.to_json())
-    assert done is not None  # `RunningTurn.events` always ends with `done`
+    if done is None:  # the client left (`RunningTurn.events` always ends with `done`)
+        return Response(status_code=204)
     return {
         "thread_id": thread.id,
         "turn_id": running.turn.id,
@@ -154,6 +157,73 @@ async def post_message(
         "usage": done.usage.model_dump(mode="json"),
         "events": steps,
     }
+
+
+async def event_frames(running: RunningTurn, start: int = 0) -> AsyncIterator[str]:
+    """The turn's events from the `start`-th on as SSE frames, each with its index as `id`."""
+    async for event in running.events(start):
+        yield frame(event.to_json(), event.type, start)
+        start += 1
+
+
+async def whole_turn(request: Request, running: RunningTurn) -> list[Event]:
+    """Every event of a turn, for a client that waits for the whole answer; if the client
+    leaves first, it stops holding the turn (as a closed SSE stream does) and gets nothing."""
+    reading = asyncio.ensure_future(_all_events(running))
+    while not reading.done():
+        await asyncio.wait({reading}, timeout=DISCONNECT_POLL_SECONDS)
+        if not reading.done() and await request.is_disconnected():
+            reading.cancel()
+    return [] if reading.cancelled() else reading.result()
+
+
+async def _all_events(running: RunningTurn) -> list[Event]:
+    return [event async for event in running.events()]
+
+
+async def _running_here(turns: Turns, thread: Thread) -> RunningTurn:
+    """The turn this process runs on the thread; 409 when there is none (or another server
+    process runs it)."""
+    running = turns.running_on(thread.id)
+    if running is None:
+        raise HTTPException(409, ELSEWHERE if await turns.recover(thread.id) else NOTHING_RUNNING)
+    return running
+
+
+@router.post("/threads/{thread_id}/cancel", summary="답변 중지")
+async def cancel_turn(
+    thread_id: str, owner: Owner, store: StoreDep, turns: TurnsDep
+) -> dict[str, Any]:
+    """Stop the answer the thread is producing: its model call halts at once. The turn is kept
+    with its message and a note that the answer was stopped (`status: cancelled`); the thread
+    reads as before it, and takes the next message at once."""
+    running = await _running_here(turns, await owned_thread(store, owner, thread_id))
+    turns.stop(running)
+    if running.task is not None:
+        await asyncio.wait({running.task})
+    turn = running.turn
+    return {"thread_id": turn.thread_id, "turn_id": turn.id, "status": turn.status}
+
+
+@router.get(
+    "/threads/{thread_id}/events",
+    summary="진행 중인 답변 다시 받기 (SSE)",
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def reattach(
+    thread_id: str,
+    owner: Owner,
+    store: StoreDep,
+    turns: TurnsDep,
+    last_event_id: Annotated[int | None, Header(ge=-1)] = None,
+) -> Any:
+    """The events of the answer in progress, as SSE: all of them, or those after
+    `Last-Event-ID` (each frame's `id`). A client whose stream dropped reattaches here; while
+    none is attached, the answer goes on for `server.detach_grace_seconds`, then stops."""
+    running = await _running_here(turns, await owned_thread(store, owner, thread_id))
+    start = 0 if last_event_id is None else last_event_id + 1
+    headers = {"X-Dure-Thread": running.turn.thread_id, "X-Dure-Turn": running.turn.id}
+    return sse_response(event_frames(running, start), headers)
 
 
 @router.get("/threads/{thread_id}/article", summary="출처 조항 원문")

@@ -35,12 +35,17 @@ async function api(path, { method = "GET", json, form } = {}) {
   return data;
 }
 
-// Server-Sent Events over a POST: yields {event, data} as they arrive.
-async function* postStream(path, body) {
+// Server-Sent Events over fetch: a message posted (POST), or the answer in progress taken up
+// again after the stream dropped (GET …/events, from the frame after `lastId`). Yields
+// {event, data, id} as they arrive.
+async function* eventStream(path, { body, lastId } = {}) {
+  const extra = { Accept: "text/event-stream" };
+  if (body !== undefined) extra["Content-Type"] = "application/json";
+  if (lastId !== undefined && lastId !== null) extra["Last-Event-ID"] = String(lastId);
   const res = await fetch(path, {
-    method: "POST",
-    headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-    body: JSON.stringify(body),
+    method: body === undefined ? "GET" : "POST",
+    headers: headers(extra),
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) {
     const data = await res.json().catch(() => ({}));
@@ -58,12 +63,14 @@ async function* postStream(path, body) {
       const block = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
       let event = "message";
+      let id = null;
       const data = [];
       for (const line of block.split("\n")) {
         if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("id:")) id = Number(line.slice(3).trim());
         else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
       }
-      if (data.length) yield { event, data: JSON.parse(data.join("\n")) };
+      if (data.length) yield { event, data: JSON.parse(data.join("\n")), id };
     }
   }
 }
@@ -120,9 +127,10 @@ function describe(e) {
     case "evaluation_result":
       return ["평가", e.is_sufficient ? "정보가 충분합니다" : `더 찾아봅니다${e.missing_info ? ` — ${e.missing_info}` : ""}`];
     case "generating": return ["답변", e.content || "답변을 작성하는 중"];
+    case "queued": return ["대기", e.content];
     case "slots": return ["작업 정보", (e.missing || []).length ? `남은 항목: ${missingLabels(e).join(", ")}` : "모두 채워짐"];
     case "question": return ["질문", e.content];
-    case "error": return ["오류", e.content];
+    case "error": return [e.code === "cancelled" ? "중지" : "오류", e.content];
     default: return [e.type, preview(e.content)];
   }
 }
@@ -159,6 +167,10 @@ class Exchange {
   }
 
   event(e) {
+    if (this.queued && e.type !== "queued") {
+      this.queued = false;
+      this.notice.hidden = true;
+    }
     if (e.type === "token") {
       this.text += e.content;
       this.answer.classList.add("streaming");
@@ -171,6 +183,11 @@ class Exchange {
     if (e.type === "tool_result" && e.step) addAudit(e.step, this.turn.message, e.tool);
     if (e.type === "question" && e.approval && !this.finished) this.showApproval(e.approval);
     this.addStep(e);
+    // The model is busy with other answers: where this one waits, until its turn comes.
+    if (e.type === "queued" && !this.finished) {
+      this.queued = true;
+      this.showNotice(e.content, "wait");
+    }
   }
 
   // A tool's side effect waits for a yes: approve, reject, or approve with edited arguments.
@@ -208,7 +225,8 @@ class Exchange {
     if (!this.finished) this.details.open = true;
     this.summary.textContent = `생각 과정 · ${this.steps}단계`;
     this.stepList.append(el("li", { class: `step step-${e.type}` }, el("b", {}, label), " ", text || ""));
-    if (e.type === "error") this.showNotice(e.content, "error");
+    // A stopped answer says so itself (its last line); other errors get a notice.
+    if (e.type === "error" && e.code !== "cancelled") this.showNotice(e.content, "error");
   }
 
   renderSoon() {
@@ -382,6 +400,7 @@ async function openThread(id) {
   $("thread-title").textContent = view.title || "새 대화";
   const doc = view.options && view.options.contract ? " · 계약서 연결됨" : "";
   $("thread-meta").textContent = `${agentTitle(view.agent)}${doc}`;
+  const live = view.turns.length && view.turns[view.turns.length - 1].status === "running" ? view.turns.pop() : null;
   for (const turn of view.turns) Exchange.fromJournal(turn);
   const stateView = view.state || {};
   const slots = stateView.slots || (stateView.conversation || {}).slots;
@@ -393,25 +412,87 @@ async function openThread(id) {
   closeSidebar();
   document.querySelectorAll(".thread").forEach((a) => a.classList.toggle("active", a.getAttribute("href") === `#/t/${id}`));
   if (!isPhone()) $("input").focus();
+  if (live) await watch(live);
+}
+
+// The thread is answering right now (opened, or the page reloaded, mid-answer): show the answer
+// from its beginning as it goes on. One that another server process makes shows as running.
+async function watch(turn) {
+  const x = new Exchange(turn);
+  const threadId = state.thread.id;
+  answering(true);
+  try {
+    await follow(x, threadId, eventStream(`/threads/${threadId}/events`));
+  } catch (err) {
+    if (err.status !== 409) return x.showNotice(err.message, "error");
+    const view = await api(`/threads/${threadId}`);
+    const last = view.turns[view.turns.length - 1];
+    if (last && last.status === "running") x.showNotice("답변을 만드는 중입니다…", "warn");
+    else await openThread(threadId); // it ended meanwhile
+  } finally {
+    answering(false);
+  }
+}
+
+// Feeds an answer's events to its exchange. A stream that drops before `done` is taken up again
+// where it stopped (the server keeps an answer going a few seconds for that); if the answer
+// ended meanwhile, the thread is redrawn from its journal.
+async function follow(x, threadId, stream) {
+  let lastId = null;
+  for (let failures = 0; failures < 3 && !x.finished; ) {
+    try {
+      for await (const { event, data, id } of stream) {
+        if (id !== null) lastId = id;
+        failures = 0;
+        x.event({ ...data, type: data.type || event });
+        if (data.type === "done") $("input").placeholder = data.waiting ? REPLY_PLACEHOLDER : PLACEHOLDER;
+      }
+    } catch (err) {
+      if (err instanceof ApiError && lastId === null) throw err; // refused (busy, 409, 503…)
+      if (err instanceof ApiError) {
+        if (state.thread && state.thread.id === threadId) await openThread(threadId);
+        return;
+      }
+    }
+    if (x.finished || !state.thread || state.thread.id !== threadId) return;
+    failures += 1;
+    await new Promise((resume) => setTimeout(resume, 500 * failures));
+    stream = eventStream(`/threads/${threadId}/events`, { lastId: lastId ?? -1 });
+  }
+  if (!x.finished) x.showNotice("연결이 끊겼습니다. 대화를 다시 열어 확인하세요.", "warn");
+}
+
+// While an answer is being made: sending waits, and the stop button halts it at once.
+function answering(busy) {
+  state.busy = busy;
+  $("send").disabled = busy;
+  $("stop").hidden = !busy;
+  $("stop").disabled = false;
+}
+
+async function stopAnswer() {
+  if (!state.busy || !state.thread) return;
+  $("stop").disabled = true;
+  try {
+    await api(`/threads/${state.thread.id}/cancel`, { method: "POST" });
+  } catch (err) {
+    $("stop").disabled = false;
+    $("thread-meta").textContent = err.message;
+  }
 }
 
 async function send(message) {
   if (state.busy || !state.thread) return;
-  state.busy = true;
-  $("send").disabled = true;
+  answering(true);
   const x = new Exchange({ message });
+  const threadId = state.thread.id;
   scrollToEnd();
   try {
-    for await (const { event, data } of postStream(`/threads/${state.thread.id}/messages`, { content: message })) {
-      x.event({ ...data, type: data.type || event });
-      if (data.type === "done") $("input").placeholder = data.waiting ? REPLY_PLACEHOLDER : PLACEHOLDER;
-    }
-    if (!x.finished) x.showNotice("연결이 끊겼습니다. 대화를 다시 열어 확인하세요.", "warn");
+    await follow(x, threadId, eventStream(`/threads/${threadId}/messages`, { body: { content: message } }));
   } catch (err) {
     x.showNotice(err.message, "error");
   } finally {
-    state.busy = false;
-    $("send").disabled = false;
+    answering(false);
     loadThreads()
       .then(() => {
         const listed = state.threads.find((t) => state.thread && t.id === state.thread.id);
@@ -551,6 +632,7 @@ $("input").addEventListener("input", () => {
   box.style.height = "";
   box.style.height = `${Math.min(box.scrollHeight, 200)}px`;
 });
+$("stop").addEventListener("click", stopAnswer);
 $("new-thread").addEventListener("click", openNewDialog);
 $("contract-file").addEventListener("change", () => {
   const file = $("contract-file").files[0];
