@@ -9,6 +9,8 @@ answer's notice, and the dish is only the search word.
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from dure.agents.tasks.places import MAX_PLACES, Found, Place, PlaceQuery
@@ -117,22 +119,25 @@ class KakaoLocal:
                     "카카오 로컬", "DURE_TASKS__KAKAO_REST_KEY", "tasks.kakao_rest_key"
                 )
             )
-        per_dish = [
-            [
-                _place(doc, d.name)
-                for doc in await keyword_search(
+        found = await asyncio.gather(  # one search a dish, at once
+            *(
+                keyword_search(
                     f"{query.place} {d.name}",
                     key=self.key,
                     base_url=self.base_url,
                     timeout=self.timeout,
                     limit=MAX_PLACES,
                 )
-            ]
-            for d in query.dishes
+                for d in query.dishes
+            )
+        )
+        per_dish = [
+            [_place(doc, d.name) for doc in docs]
+            for d, docs in zip(query.dishes, found, strict=True)
         ]
         places: dict[str, Place] = {}
         for rank in range(MAX_PLACES):
-            for found in per_dish:
-                if rank < len(found) and len(places) < MAX_PLACES:
-                    places.setdefault(found[rank].name, found[rank])
+            for dish_places in per_dish:
+                if rank < len(dish_places) and len(places) < MAX_PLACES:
+                    places.setdefault(dish_places[rank].name, dish_places[rank])
         return Found(list(places.values()), self.name, notices=[NOTICE])
