@@ -2,7 +2,8 @@
 
 TO-BE (measured on the real graph, scripted model, no network): the Q&A gate makes 0 LLM calls
 when the required slots are filled; a turn that needs a question makes exactly 1 call (the
-phrasing). Baseline, in the same run: the seed's AS-IS Q&A, where an LLM judges each turn
+phrasing); a lunch that reaches its workers makes one more (the menu ranking, in `worker`).
+Baseline, in the same run: the seed's AS-IS Q&A, where an LLM judges each turn
 whether more information is needed and then phrases the question — once with a judge that is
 always right (the cost floor of that design: 1 call in the gate per turn, even when everything
 was given) and once with a cautious judge (the seed's failure: it keeps asking while the user
@@ -57,6 +58,9 @@ def respond(call: Call) -> Any:
         }
     if call.node == "planner":
         return {"intent": "general"}
+    if call.node == "worker":  # the lunch menu ranking: the first dish it was offered
+        offered = [line[2:].split(" (")[0] for line in call.prompt.splitlines() if line[:2] == "- "]
+        return {"dishes": offered[:1]}
     return "결과를 정리해 드렸어요."
 
 
