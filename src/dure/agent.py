@@ -143,10 +143,14 @@ class AgentSpec(Generic[S, D]):
         compiled = graph.compile(checkpointer=ctx.checkpointer, name=self.name)
         return BoundAgent(self, deps, compiled)
 
+    def drawing(self) -> CompiledStateGraph:
+        """The graph compiled for its shape and schemas only (no deps are built; it does not
+        run): the Mermaid diagram, and what LangGraph clients read about an assistant."""
+        return self._graph(lambda node: node, lambda route: _drawing_only).compile(name=self.name)
+
     def mermaid(self) -> str:
-        """The graph as a Mermaid diagram (docs/agents/<name>.md holds it; no deps are built)."""
-        graph = self._graph(lambda node: node, lambda route: _drawing_only)
-        return graph.compile(name=self.name).get_graph().draw_mermaid()
+        """The graph as a Mermaid diagram (docs/agents/<name>.md holds it)."""
+        return self.drawing().get_graph().draw_mermaid()
 
     def _graph(
         self,

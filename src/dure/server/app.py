@@ -27,6 +27,7 @@ from dure.errors import DureError
 from dure.llm import ModelSet
 from dure.netloc import is_loopback
 from dure.privacy import install_log_masking
+from dure.server import protocol
 from dure.server.database import open_storage
 from dure.server.docs import install_docs
 from dure.server.documents import DocumentNotFoundError, UnsupportedTypeError
@@ -150,7 +151,10 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
     app = FastAPI(
         title="두레 Dure",
         version=dure.__version__,
-        description=("한국어 대화형 에이전트 서버: 대화, SSE 스트리밍, OpenAI 호환 API."),
+        description=(
+            "한국어 대화형 에이전트 서버: 대화, SSE 스트리밍, OpenAI 호환 API, "
+            "LangGraph 에이전트 프로토콜(/langgraph)."
+        ),
         lifespan=lifespan,
         docs_url=None,  # install_docs serves it without a CDN
         redoc_url=None,
@@ -158,7 +162,7 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
     app.state.settings = settings
     app.state.failed_keys = FailedKeys(settings.server.failed_keys_per_minute)
     _install_error_handlers(app)
-    for module in (system, threads, documents, openai):
+    for module in (system, threads, documents, openai, protocol):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     install_docs(app, STATIC)

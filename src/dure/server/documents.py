@@ -23,6 +23,8 @@ DocKind = Literal["contract", "standard", "document"]
 DOC_KINDS: tuple[DocKind, ...] = ("contract", "standard", "document")
 #: Thread options that name an uploaded document (the agents take them as file paths).
 DOCUMENT_OPTIONS = ("contract", "standard")
+#: What a thread works on (`Thread.options`): its documents, and the collection it searches.
+THREAD_OPTIONS = (*DOCUMENT_OPTIONS, "collection")
 COLLECTION_NAME = re.compile(r"^[0-9A-Za-z가-힣_-]{1,64}$")
 
 

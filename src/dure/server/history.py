@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.types import Interrupt
 from pydantic import BaseModel
 
 from dure.agents import get_agent
@@ -28,9 +30,12 @@ _STATE_FIELDS = ("slots", "conversation", "past_steps", "plan", "intent")
 
 
 def jsonable(value: Any) -> Any:
-    """Plain JSON data from whatever a graph state holds."""
+    """Plain JSON data from whatever a graph state or stream holds (messages in LangChain's
+    own format, interrupts as `{"value", "id"}`)."""
     if isinstance(value, BaseMessage):
-        return {"type": value.type, "content": value.text}
+        return jsonable(value.model_dump())
+    if isinstance(value, Interrupt):
+        return {"value": jsonable(value.value), "id": value.id}
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -39,6 +44,8 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
         return [jsonable(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)

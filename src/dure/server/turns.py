@@ -19,19 +19,29 @@ import logging
 import os
 import socket
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from dure.agent import AgentContext, AgentSpec
+from dure.agent import AgentContext, AgentSpec, ChatMessage
 from dure.agents import get_agent
 from dure.errors import DureError, ErrorCode
-from dure.events import Done, ErrorEvent, Event, Token, stream_turn
+from dure.events import Done, ErrorEvent, Event, Tap, Token, stream_turn
 from dure.llm import ModelSet
 from dure.server import checkpoints
 from dure.server.database import IntegrityError, Storage
 from dure.server.documents import agent_options
-from dure.server.store import CANCELLED, DONE, FAILED, RUNNING, Store, Thread, Turn, new_id
+from dure.server.store import (
+    CANCELLED,
+    DONE,
+    FAILED,
+    RUNNING,
+    STATE_UPDATE,
+    Store,
+    Thread,
+    Turn,
+    new_id,
+)
 from dure.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -236,19 +246,57 @@ class Turns:
 
     # -- running a turn
 
-    async def start(self, thread: Thread, message: str) -> RunningTurn:
+    async def start(
+        self,
+        thread: Thread,
+        message: str,
+        *,
+        tap: Tap | None = None,
+        previous_turn: Sequence[ChatMessage] | None = None,
+    ) -> RunningTurn:
         """Journal and start a turn; `TurnBusyError` while another one runs on the thread,
-        `ServerBusyError` while this process runs its cap of turns."""
+        `ServerBusyError` while this process runs its cap of turns. `tap` also receives the
+        graph's own stream (LangGraph's protocol); `previous_turn` is the conversation the
+        message comes in when the thread does not hold it (a stateless client's history)."""
         limit = self.settings.server.max_concurrent_turns
         if limit > 0 and len(self._running) >= limit:
             raise ServerBusyError(limit)
         head = await self._head(thread.id)
         agent = get_agent(thread.agent)
         ctx = await self.context(thread)
+        turn = await self._journal(thread.id, message, head)
+        running = RunningTurn(turn, on_alone=self._alone)
+        self._running[turn.id] = running
+        running.task = asyncio.create_task(
+            self._run(running, agent, ctx, tap=tap, previous_turn=previous_turn)
+        )
+        return running
+
+    async def record_update(
+        self, thread: Thread, write: Callable[[str | None], Awaitable[str]]
+    ) -> str:
+        """Journal a change of the thread's state made outside a turn (LangGraph's
+        `update_state`): `write(head)` makes the new checkpoint from the head, and it becomes
+        the head; `TurnBusyError` while a turn runs on the thread."""
+        head = await self._head(thread.id)
+        turn = await self._journal(thread.id, STATE_UPDATE, head)
+        try:
+            turn.checkpoint_after = await write(head)
+        except BaseException:
+            turn.status = FAILED
+            await self._finish(turn)
+            raise
+        turn.status = DONE
+        await self._finish(turn)
+        return turn.checkpoint_after
+
+    async def _journal(self, thread_id: str, message: str, head: str | None) -> Turn:
+        """Journal a running turn that starts from `head` (the writes already on it are kept
+        on a roll-back); `TurnBusyError` when another worker began one in the meantime."""
         now = time.time()
         turn = Turn(
             id=new_id(),
-            thread_id=thread.id,
+            thread_id=thread_id,
             seq=0,
             status=RUNNING,
             message=message,
@@ -256,16 +304,13 @@ class Turns:
             started_at=now,
             heartbeat_at=now,
             checkpoint_before=head,
-            kept_writes=await checkpoints.write_keys(self.storage, thread.id, head) if head else [],
+            kept_writes=await checkpoints.write_keys(self.storage, thread_id, head) if head else [],
         )
         try:
             await self.store.begin_turn(turn)
-        except IntegrityError as e:  # another worker started one in the meantime
+        except IntegrityError as e:
             raise TurnBusyError() from e
-        running = RunningTurn(turn, on_alone=self._alone)
-        self._running[turn.id] = running
-        running.task = asyncio.create_task(self._run(running, agent, ctx))
-        return running
+        return turn
 
     def running_on(self, thread_id: str) -> RunningTurn | None:
         """The turn this process runs on the thread right now, if any."""
@@ -290,7 +335,15 @@ class Turns:
         self._background.add(task := asyncio.create_task(grace()))
         task.add_done_callback(self._background.discard)
 
-    async def _run(self, running: RunningTurn, agent: AgentSpec, ctx: AgentContext) -> None:
+    async def _run(
+        self,
+        running: RunningTurn,
+        agent: AgentSpec,
+        ctx: AgentContext,
+        *,
+        tap: Tap | None,
+        previous_turn: Sequence[ChatMessage] | None,
+    ) -> None:
         turn = running.turn
         started = time.perf_counter()
         done: Done | None = None
@@ -298,7 +351,13 @@ class Turns:
         streamed = ""
         try:
             async for event in stream_turn(
-                agent, ctx, turn.thread_id, turn.message, checkpoint_id=turn.checkpoint_before
+                agent,
+                ctx,
+                turn.thread_id,
+                turn.message,
+                checkpoint_id=turn.checkpoint_before,
+                previous_turn=previous_turn,
+                tap=tap,
             ):
                 if isinstance(event, Done):
                     done = event  # held back until the journal has the turn (below)
