@@ -4,7 +4,10 @@
 Which thread a request continues: the `X-Dure-Thread` header (an existing thread of the key),
 else the `user` field (a name for the key's thread, created on first use), else the thread whose
 conversation so far matches the messages sent (clients that resend the whole history), else a
-new thread. The answer carries the thread id in the `X-Dure-Thread` response header.
+new thread — and then the messages the client sent before its last are the conversation the
+agent answers in (a stateless client's follow-up keeps its context). The answer carries the
+thread id in the `X-Dure-Thread` response header. A new thread takes its documents from the
+request's `metadata` (`contract`, `standard`, `collection`: document ids from `POST /documents`).
 """
 
 from __future__ import annotations
@@ -12,17 +15,20 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from dure.agent import ChatMessage as AgentMessage
 from dure.agents import agent_names
 from dure.events import Done, Token
 from dure.server.database import IntegrityError
 from dure.server.deps import Owner, SettingsDep, StoreDep, TurnsDep
-from dure.server.routes.threads import Text, check_message, encodable, start_turn, whole_turn
+from dure.server.documents import THREAD_OPTIONS, check_options
+from dure.server.routes.threads import Text, check_message, encodable, whole_turn
 from dure.server.sse import frame, sse_response
 from dure.server.store import Store, Thread
 
@@ -67,6 +73,13 @@ class ChatRequest(BaseModel):
     stream: bool = False
     stream_options: StreamOptions | None = None
     user: Text | None = Field(None, max_length=200)
+    metadata: dict[str, Text] | None = Field(
+        None, description="새 대화의 문서: contract, standard, collection (문서 ID)"
+    )
+
+    def options(self) -> dict[str, str]:
+        """What a new thread works on, from `metadata`."""
+        return {k: v for k, v in (self.metadata or {}).items() if k in THREAD_OPTIONS}
 
 
 def _agent_of(model: str) -> str:
@@ -77,15 +90,26 @@ def _agent_of(model: str) -> str:
     return name
 
 
-def _digest(agent: str, messages: list[tuple[str, str]]) -> str:
+def _digest(agent: str, messages: Sequence[tuple[str, str]]) -> str:
     """A conversation's fingerprint: its user and assistant turns, whitespace-normalised."""
     norm = [(r, " ".join(c.split())) for r, c in messages if r in ("user", "assistant")]
     return hashlib.sha256(json.dumps([agent, norm], ensure_ascii=False).encode()).hexdigest()
 
 
+def _history(body: ChatRequest) -> list[AgentMessage]:
+    """The user and assistant messages the client sent before its last one."""
+    return [
+        {"role": "user" if m.role == "user" else "assistant", "content": m.text()}
+        for m in body.messages[:-1]
+        if m.role in ("user", "assistant") and m.text()
+    ]
+
+
 async def _thread_for(
     request: Request, body: ChatRequest, store: Store, owner: str, agent: str
-) -> Thread:
+) -> tuple[Thread, list[AgentMessage] | None]:
+    """The thread the request continues, and the conversation to answer in when the thread
+    does not hold it (a new thread for a client that sent its history)."""
     header = request.headers.get("x-dure-thread")
     if header:
         thread = await store.thread(owner, header)
@@ -95,26 +119,30 @@ async def _thread_for(
             raise HTTPException(
                 400, f"이 대화의 에이전트는 {thread.agent}입니다 (model: {MODEL_PREFIX}{agent})."
             )
-        return thread
+        return thread, None
     if body.user:
         thread = await store.thread_by_alias(owner, body.user)
         if thread and thread.agent == agent:
-            return thread
+            return thread, None
         if thread:
             raise HTTPException(
                 400, f"user {body.user!r}의 대화는 {thread.agent} 에이전트를 씁니다."
             )
+        await check_options(store, owner, body.options())
         try:
-            return await store.create_thread(owner, agent, "", {}, alias=body.user)
+            created = await store.create_thread(owner, agent, "", body.options(), alias=body.user)
+            return created, None
         except IntegrityError:  # a concurrent first request created it: continue that one
             return await _thread_for(request, body, store, owner, agent)
-    history = [(m.role, m.text()) for m in body.messages[:-1]]
-    if any(r == "assistant" for r, _ in history):
-        found = await store.conversation(owner, _digest(agent, history))
+    history = _history(body)
+    if any(m["role"] == "assistant" for m in history):
+        pairs = [(m["role"], m["content"]) for m in history]
+        found = await store.conversation(owner, _digest(agent, pairs))
         thread = await store.thread(owner, found) if found else None
         if thread:
-            return thread
-    return await store.create_thread(owner, agent, "", {})
+            return thread, None
+    await check_options(store, owner, body.options())
+    return await store.create_thread(owner, agent, "", body.options()), history or None
 
 
 def _usage(done: Done) -> dict[str, int]:
@@ -161,8 +189,9 @@ async def chat_completions(
     last = body.messages[-1]
     if last.role != "user":
         raise HTTPException(400, "마지막 메시지는 사용자(user) 메시지여야 합니다.")
-    thread = await _thread_for(request, body, store, owner, agent)
-    running = await start_turn(turns, thread, check_message(settings, last.text()))
+    thread, history = await _thread_for(request, body, store, owner, agent)
+    # `TurnBusyError` is a 409 (in OpenAI's error shape) through the app's handler
+    running = await turns.start(thread, check_message(settings, last.text()), previous_turn=history)
     base = {"id": f"chatcmpl-{running.turn.id}", "created": int(time.time()), "model": body.model}
     headers = {"X-Dure-Thread": thread.id}
     conversation = [(m.role, m.text()) for m in body.messages]
