@@ -45,8 +45,8 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
 
 _NOUNISH = r"(?:거|것|건|게|음식|요리|종류|류|메뉴|들어간|들어가는|든|는|은|이|가|을|를|도)"
 _CUE = (
-    r"(?:말고|빼고|빼\s*줘|빼\s*주|제외|없이|없는|없고|못\s*먹|안\s*먹|못\s*드|안\s*드|싫|"
-    r"알레르기|알러지|안\s*들어|지\s*않|금지|피해|피하|안\s*돼)"
+    r"(?:말고|빼고|빼\s*줘|빼\s*주|제외|없이|없는|없고|못\s*먹|안\s*먹|못\s*드|안\s*드|싫|별로|"
+    r"알레르기|알러지|안\s*들어|지\s*않|금지|피해|피하|안\s*돼|프리)"
 )
 
 
@@ -55,10 +55,19 @@ def _index(vocab: dict[str, tuple[str, ...]]) -> dict[str, str]:
 
 
 _WORDS = _index(EXCLUSIONS)
+_WORD = rf"(?<![가-힣])(?:{alternation(_WORDS)})"
+_AND = r"\s*(?:이랑|랑|하고|과|와|이나|나|및|,|/)\s*"
+#: Ingredients, one or several ("땅콩이랑 새우"), then a cue ("… 알레르기", "… 빼고");
+#: or the cue first ("알레르기: 우유, 땅콩").
 _EXCLUDED = re.compile(
-    rf"(?<![가-힣])(?P<word>{alternation(_WORDS)})(?:\s*{_NOUNISH}){{0,2}}\s*{_CUE}"
+    rf"(?P<words>{_WORD}(?:{_AND}{_WORD})*)(?:\s*{_NOUNISH}){{0,2}}\s*{_CUE}"
+    rf"|(?:알레르기|알러지)\s*[:：]\s*(?P<listed>{_WORD}(?:{_AND}{_WORD})*)"
 )
-_SOFTENED = re.compile(rf"(?:안|덜)\s+(?:{alternation(EXCLUSIONS['매운 음식'])})")
+_EACH = re.compile(_WORD)
+#: Not spicy without naming an ingredient: "안 매운", "덜 맵게", "순한 맛", "맵찔이".
+_SOFTENED = re.compile(
+    rf"(?:안|덜)\s+(?:{alternation(EXCLUSIONS['매운 음식'])})|순한\s*(?:맛|거|걸|것|음식|메뉴)|순하게|맵찔이"
+)
 _DIET = re.compile(rf"(?<![가-힣])(?:{alternation(DIETS)})")
 _NEEDS = _index(REQUIREMENTS)
 _REQUIRED = re.compile(rf"(?<![가-힣])(?:{alternation(_NEEDS)})")
@@ -72,7 +81,8 @@ def _mention(u: Utterance, kind: str, value: str, start: int, end: int) -> None:
 def extract_exclusions(u: Utterance) -> None:
     """`exclusion` mentions: ingredients next to a cue, diet words, negated foods."""
     for m in _EXCLUDED.finditer(u.raw):
-        _mention(u, "exclusion", _WORDS[m.group("word")], m.start(), m.end())
+        for word in _EACH.findall(m.group("words") or m.group("listed")):
+            _mention(u, "exclusion", _WORDS[word], m.start(), m.end())
         for food in u.of("cuisine"):  # "해산물 못 먹어요" names no food to look for
             food.negated = food.negated or m.start() <= food.start < m.end()
     for m in _SOFTENED.finditer(u.raw):
