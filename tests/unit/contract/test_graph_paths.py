@@ -98,20 +98,18 @@ def test_greeting_is_answered_with_one_call_and_no_tools(make_harness):
 def test_seed_000_example_follow_up_uses_previous_turn_without_tools(make_harness):
     first = "제7조(계약의 해지)는 시정 요구 후 해지를 허용하며, 제8조 손해배상을 참조합니다."
     summary = "제8조(손해배상)에 따르면 위반 당사자가 손해를 배상합니다."
-    h = make_harness({"respond": [first, summary], "planner": [""]})
+    h = make_harness({"respond": [first, summary]})
     h.turn("제7조 내용이 뭐야?")
     events = h.turn("그 참조항목들 내용 정리해서 보여줘봐")
     assert "tool_selected" not in types(events)
     assert events[-1].content == summary
-    assert events[-1].usage.llm_calls == 2  # planner (chooses nothing) + respond
+    # The seed's flow: planner chooses no tool (by rule, no call) → respond.
+    assert events[-1].usage.llm_calls == 1
     # ScopeValidator found "그" by rule: check_previous_context made no call.
     assert h.calls_by("check_previous_context") == []
-    planner_call = h.calls_by("planner")[0]
-    assert planner_call.tool_choice == "auto"
-    assert first in planner_call.prompt
     assert first in h.calls_by("respond")[1].prompt  # the previous turn is in the context
     # No tool ran this turn: the sources are the previous turn's.
-    cited = next(e for e in events if isinstance(e, SourcesEvent)).content
+    cited = [e for e in events if isinstance(e, SourcesEvent)][-1].content
     assert [s.article_no for s in cited] == ["제7조"]
 
 
@@ -121,12 +119,11 @@ def test_follow_up_without_reference_words_asks_check_previous_context(make_harn
         {
             "respond": ["제2조에 따르면 2024년 12월 31일까지입니다.", "네, 연장 조항은 없습니다."],
             "check_previous_context": [{"need_previous_context": True, "reasoning": "후속"}],
-            "planner": [""],
         }
     )
     h.turn("제2조 보여줘")
     events = h.turn("연장은 가능해?")
-    assert [c.node for c in h.model.calls[1:]] == ["check_previous_context", "planner", "respond"]
+    assert [c.node for c in h.model.calls[1:]] == ["check_previous_context", "respond"]
     assert decisions(events) == {"scope_validator": "rule", "check_previous_context": "llm"}
     assert "2024년 12월 31일" in h.calls_by("respond")[1].prompt
     assert events[-1].content == "네, 연장 조항은 없습니다."

@@ -38,6 +38,9 @@ def test_short_question_close_to_a_title_suggests_it():
         ("get_article_by_title", {"title": "전대 및 양도의 제한"})
     ]
     assert rules.is_pure_lookup("전대 제한", lease, rules.suggest_tools("전대 제한", lease))
+    # Close spelling without a shared word is no title ("정리" is not "정의").
+    defined = parse_contract("제2조(정의) 용어의 뜻은 다음과 같다.", "d")
+    assert rules.suggest_tools("그 참조항목들 내용 정리해서 보여줘봐", defined) == []
     # A long question is never taken for a title by fuzzy matching.
     assert rules.suggest_tools("전대를 하려면 누구의 동의를 받아야 하고 제한은 뭐야?", lease) == []
 

@@ -163,16 +163,15 @@ async def planner(state: ContractState, *, deps: Deps) -> ContractState:
     contract = deps.contract(state.get("contract_id"))
     first = iteration == 1
     candidates: list[ToolCall] = []
-    ask_model = True
-    if first and state.get("question_kind") == "smalltalk":
-        ask_model = False
-    elif first:
+    ask_model = not first
+    if first and state.get("question_kind") != "smalltalk":
         # The first round is the rules' (no model call): the named articles, and a search of
-        # the question as asked when it asks more than they hold. Only a follow-up that names
-        # nothing goes to the model, which may choose no tool and answer from the previous turn.
+        # the question as asked when it asks more than they hold. A follow-up that names
+        # nothing is answered from the previous turn, with no tool (seed 000's example flow).
         following = bool(state.get("need_previous_context"))
         candidates = rules.first_round(question, contract, following)
-        ask_model = not candidates
+        if not candidates:
+            emit(Thinking(step="planner", content="직전 대화를 바탕으로 답합니다."))
     if ask_model:
         # tool_choice="auto" on every iteration: the model may choose nothing, and a rule
         # suggestion is only ever a hint in the prompt, never a forced choice.

@@ -61,6 +61,10 @@ def wants_standard(question: str) -> bool:
     return "표준" in question
 
 
+def _nouns(text: str) -> set[str]:
+    return {form for form, tag in morphemes(text) if tag.startswith(("NNG", "NNP"))}
+
+
 def title_matches(question: str, contract: Contract) -> list[str]:
     """Titles of the articles a question names by title.
 
@@ -74,8 +78,10 @@ def title_matches(question: str, contract: Contract) -> list[str]:
         if a.title and len(_squash(a.title)) >= 2 and _squash(a.title) in q
     ]
     if not found and len(q) <= _SHORT_QUESTION:
+        # Close in spelling is not enough ("정리" is not "정의"): a word of the title is there.
+        words = _nouns(question)
         close = contract.find_by_title(question, limit=1, min_score=0.7)
-        found = [a.title for a, _ in close if a.title]
+        found = [a.title for a, _ in close if a.title and _nouns(a.title) & words]
     # Longer titles are more specific ("계약의 해지" beats "계약"); keep the best few.
     return sorted(dict.fromkeys(found), key=lambda t: -len(_squash(t)))[:_MAX_TITLE_SUGGESTIONS]
 
