@@ -83,6 +83,14 @@ def server_env(data_dir: Path, database_url: str | None = None, **extra: str) ->
     return env
 
 
+def make_key(env: dict[str, str]) -> dict[str, str]:
+    """`dure keys create` in a subprocess; headers carrying the new key."""
+    out = subprocess.run(
+        [str(DURE), "keys", "create", "scale"], env=env, capture_output=True, text=True, check=True
+    )
+    return {"Authorization": f"Bearer {out.stdout.strip().splitlines()[-1]}"}
+
+
 class ServerProcess:
     """`dure serve` in a subprocess on loopback (start, kill -9, restart)."""
 

@@ -21,6 +21,7 @@ from dure.server.database import open_storage
 from dure.server.keys import create_key
 from dure.settings import Settings
 from dure.testing import Call, ScriptedChatModel, tool_call
+from server_agents import EXTRA_AGENTS
 from server_support import live_server
 
 REPLY = "안녕하세요! 두레 도우미입니다. 무엇을 도와드릴까요?"
@@ -43,8 +44,10 @@ def scripted(call: Call) -> Any:
 
 
 @pytest.fixture
-def server(settings: Settings) -> Iterator[tuple[str, list[str]]]:
-    """A live server (answers scripted by `scripted`) and two API keys."""
+def server(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, list[str]]]:
+    """A live server (answers scripted by `scripted`, and the slow test agent `qa`) and two
+    API keys."""
+    monkeypatch.setenv("DURE_EXTRA_AGENTS", EXTRA_AGENTS)
 
     async def keys() -> list[str]:
         async with open_storage(settings.effective_database_url) as storage:
@@ -254,3 +257,24 @@ async def test_remote_graph_invokes_and_streams_the_tasks_graph(server) -> None:
     assert not (await remote.aget_state(config)).next
     stateless = await RemoteGraph("assistant", url=url, api_key=key).ainvoke(HELLO)
     assert stateless["messages"][-1]["content"] == REPLY
+
+
+async def test_cancel_stops_a_run_and_its_stream(server) -> None:
+    url, (key, _) = server
+    c = client(url, key)
+    tid = (await c.threads.create())["thread_id"]
+    slow = {"messages": [{"role": "user", "content": "천천히 계약기간은?"}]}
+    parts = []
+    async for part in c.runs.stream(tid, "qa", input=slow, stream_mode="messages-tuple"):
+        parts.append(part)
+        if part.event == "messages" and len(parts) == 3:  # mid-answer
+            run_id = parts[0].data["run_id"]
+            cancelled = await c.runs.cancel(tid, run_id, wait=True)
+            assert cancelled["status"] == "interrupted"
+    assert [p.event for p in parts[-2:]] == ["error", "end"]
+    assert parts[-2].data["error"] == "cancelled" and parts[-1].data["status"] == "interrupted"
+    assert (await c.threads.get(tid))["status"] == "idle"
+    assert (await c.threads.get_state(tid))["values"] == {}  # rolled back: as before the run
+    with pytest.raises(httpx.HTTPStatusError) as ended:
+        await c.runs.cancel(tid, run_id)
+    assert ended.value.response.status_code == 409

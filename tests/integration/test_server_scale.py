@@ -5,23 +5,14 @@ the thread intact up to its last completed turn and the cut-off turn reported.""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
 
-from server_support import DURE, ServerProcess, parse_sse, server_env
+from server_support import ServerProcess, make_key, parse_sse, server_env
 
 pytestmark = pytest.mark.postgres
-
-
-def make_key(env: dict[str, str]) -> dict[str, str]:
-    """`dure keys create` in a subprocess; headers carrying the new key."""
-    out = subprocess.run(
-        [str(DURE), "keys", "create", "scale"], env=env, capture_output=True, text=True, check=True
-    )
-    return {"Authorization": f"Bearer {out.stdout.strip().splitlines()[-1]}"}
 
 
 def post(url: str, path: str, headers: dict[str, str], **body: object) -> dict:

@@ -95,6 +95,8 @@ MIGRATIONS: list[list[str]] = [
     # LangGraph clients keep their own metadata on a thread (JSON); a thread they create has
     # no agent (`agent` is '') until its first run.
     ["ALTER TABLE dure_threads ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'"],
+    # A request to stop a running turn, for the worker that runs it to see.
+    ["ALTER TABLE dure_turns ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0"],
 ]
 
 # Any fixed number: the Postgres advisory lock that serialises migrations across workers.

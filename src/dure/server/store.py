@@ -78,6 +78,8 @@ class Turn:
     checkpoint_after: str | None = None
     kept_writes: list[list[Any]] = field(default_factory=list)
     finished_at: float | None = None
+    #: Someone asked the worker that runs it to stop it (`Store.request_stop`).
+    stop_requested: bool = False
 
     @classmethod
     def from_row(cls, row: Row) -> Turn:
@@ -86,6 +88,7 @@ class Turn:
         for key in ("sources", "events", "kept_writes"):
             data[key] = json.loads(data[key]) if data.get(key) else []
         data["waiting"] = bool(data["waiting"])
+        data["stop_requested"] = bool(data["stop_requested"])
         return cls(**data)
 
     def public(self) -> dict[str, Any]:
@@ -290,6 +293,23 @@ class Store:
                 (INTERRUPTED, time.time(), turn_id, RUNNING),
             )
         )
+
+    async def request_stop(self, turn_id: str) -> bool:
+        """Ask the worker that runs a turn to stop it; False when it is not running."""
+        return bool(
+            await self.db.execute(
+                "UPDATE dure_turns SET stop_requested = 1 WHERE id = ? AND status = ?",
+                (turn_id, RUNNING),
+            )
+        )
+
+    async def stops_for(self, worker: str) -> list[str]:
+        """The running turns of `worker` that someone asked to stop."""
+        rows = await self.db.fetchall(
+            "SELECT id FROM dure_turns WHERE worker = ? AND status = ? AND stop_requested = 1",
+            (worker, RUNNING),
+        )
+        return [r["id"] for r in rows]
 
     async def heartbeat(self, worker: str) -> None:
         """Tell other workers this worker's running turns are alive."""

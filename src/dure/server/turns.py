@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 
 #: How often a worker tells the others its turns are alive, and when silence means dead.
 HEARTBEAT_SECONDS = 5.0
+#: How often a worker with running turns looks for requests (from any worker) to stop one.
+STOP_POLL_SECONDS = 0.5
 STALE_AFTER_SECONDS = 30.0
 #: Events kept per turn in the journal (thinking steps, tools, slots, audit) — a sanity cap.
 MAX_JOURNAL_EVENTS = 300
@@ -148,18 +150,21 @@ class Turns:
         self.worker = f"{self.host}|{os.getpid()}|{new_id()[:8]}"
         self._running: dict[str, RunningTurn] = {}
         self._heartbeat: asyncio.Task[None] | None = None
+        self._watch: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()  # grace periods of left turns
 
     # -- lifecycle
 
     def open(self) -> None:
-        """Start the heartbeat."""
+        """Start the heartbeat and the watch for stop requests."""
         self._heartbeat = asyncio.create_task(self._beat())
+        self._watch = asyncio.create_task(self._watch_stops())
 
     async def close(self) -> None:
         """Stop the heartbeat; turns still running are cut off and journaled as interrupted."""
-        if self._heartbeat:
-            self._heartbeat.cancel()
+        for task in (self._heartbeat, self._watch):
+            if task:
+                task.cancel()
         for task in list(self._background):
             task.cancel()
         for running in list(self._running.values()):
@@ -176,6 +181,29 @@ class Turns:
                     await self.store.heartbeat(self.worker)
                 except Exception:  # a lost heartbeat is retried next time
                     log.warning("heartbeat failed", exc_info=True)
+
+    async def _watch_stops(self) -> None:
+        while True:
+            await asyncio.sleep(STOP_POLL_SECONDS)
+            if not self._running:
+                continue
+            try:
+                asked = await self.store.stops_for(self.worker)
+            except Exception:  # looked at again next time
+                log.warning("reading stop requests failed", exc_info=True)
+                continue
+            for turn_id in asked:
+                if running := self._running.get(turn_id):
+                    self.stop(running)
+
+    async def request_stop(self, turn: Turn) -> bool:
+        """Stop a running turn on whichever worker runs it: here at once, elsewhere through
+        the journal (that worker looks every `STOP_POLL_SECONDS`); False when it is not
+        running."""
+        if running := self._running.get(turn.id):
+            self.stop(running)
+            return True
+        return await self.store.request_stop(turn.id)
 
     # -- contexts
 

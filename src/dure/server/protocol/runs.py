@@ -320,14 +320,43 @@ async def read_run(thread_id: str, run_id: str, owner: Owner, store: StoreDep) -
     return wire.run(turn, thread.agent)
 
 
-@router.get("/threads/{thread_id}/runs/{run_id}/join", summary="실행 끝 기다리기 (LangGraph)")
-async def join_run(
-    thread_id: str, run_id: str, owner: Owner, store: StoreDep, turns: TurnsDep
-) -> dict[str, Any]:
-    """Wait until the run ends (on whichever worker runs it); the thread's values then."""
+async def _ended(
+    store: Store, turns: Turns, owner: str, thread_id: str, run_id: str
+) -> tuple[Thread, Turn]:
+    """The run once it has ended, on whichever worker ran it (read from the journal)."""
     thread, turn = await owned_run(store, owner, thread_id, run_id)
     while turn.status == RUNNING:
         await asyncio.sleep(JOIN_POLL_SECONDS)
         await turns.recover(thread.id)  # a dead worker's run ends as interrupted
         thread, turn = await owned_run(store, owner, thread_id, run_id)
+    return thread, turn
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/join", summary="실행 끝 기다리기 (LangGraph)")
+async def join_run(
+    thread_id: str, run_id: str, owner: Owner, store: StoreDep, turns: TurnsDep
+) -> dict[str, Any]:
+    """Wait until the run ends (on whichever worker runs it); the thread's values then."""
+    thread, turn = await _ended(store, turns, owner, thread_id, run_id)
     return await final_values(turns, thread, turn)
+
+
+@router.post("/threads/{thread_id}/runs/{run_id}/cancel", summary="실행 중지 (LangGraph)")
+async def cancel_run(
+    thread_id: str,
+    run_id: str,
+    owner: Owner,
+    store: StoreDep,
+    turns: TurnsDep,
+    wait: bool = False,
+    action: Literal["interrupt", "rollback"] = "interrupt",
+) -> dict[str, Any]:
+    """Stop the run on whichever worker runs it; with `wait`, answer once it has stopped. Its
+    model call halts, and the thread reads as before the run (both `action`s: a stopped turn
+    is always rolled back); 409 for a run that has ended."""
+    thread, turn = await owned_run(store, owner, thread_id, run_id)
+    if not await turns.request_stop(turn):
+        raise HTTPException(409, "이미 끝난 실행입니다.")
+    if wait:
+        thread, turn = await _ended(store, turns, owner, thread_id, run_id)
+    return wire.run(turn, thread.agent)
