@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, ValidationError
 
 from dure.llm.budget import token_budget
@@ -65,10 +66,13 @@ def validate(schema: type[T], text: str) -> T:
 
 def _bound(model: BaseChatModel, schema: type[BaseModel], max_tokens: int | None) -> Any:
     """The model bound to the schema and to `max_tokens`, by default the schema's own budget
-    (`UnboundedSchemaError` when it has none and none is given)."""
+    (`UnboundedSchemaError` when it has none and none is given). Tagged `nostream`: a decision's
+    JSON is not part of the conversation, so LangGraph's messages stream (what chat UIs show)
+    leaves it out."""
     json_schema = schema.model_json_schema()
     fmt = response_format(model, json_schema, schema.__name__)
-    return model.bind(response_format=fmt, max_tokens=_limit(schema, max_tokens))
+    bound = model.bind(response_format=fmt, max_tokens=_limit(schema, max_tokens))
+    return bound.with_config(tags=[TAG_NOSTREAM])
 
 
 def _limit(schema: type[BaseModel], max_tokens: int | None) -> int:

@@ -1,5 +1,6 @@
 """A `Tap` receives the graph's own stream (what LangGraph's protocol serves) beside the typed
-events, in order, from a real graph with a scripted model."""
+events, in order, from a real graph with a scripted model; a structured decision's JSON is not
+in the messages stream."""
 
 from typing import Annotated, Any, TypedDict
 
@@ -7,8 +8,10 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
+from pydantic import BaseModel
 
 from dure.events import Done, Tap, Thinking, Token, emit, stream_events
+from dure.llm.structured import agenerate_structured
 from dure.tags import ANSWER_TAG
 from dure.testing import ScriptedChatModel
 
@@ -17,9 +20,14 @@ class _S(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
 
 
+class _Verdict(BaseModel):
+    ok: bool
+
+
 def _graph(model: ScriptedChatModel) -> Any:
     async def answer(state: _S) -> _S:
         emit(Thinking(step="answer", content="답하는 중"))
+        await agenerate_structured(model, state["messages"], _Verdict)  # a decision's JSON
         reply = await model.ainvoke(state["messages"], config={"tags": [ANSWER_TAG]})
         return {"messages": [reply]}
 
@@ -32,7 +40,7 @@ def _graph(model: ScriptedChatModel) -> Any:
 
 async def _run(modes: set[str]) -> tuple[list[tuple[str, Any]], list[Any]]:
     seen: list[tuple[str, Any]] = []
-    graph = _graph(ScriptedChatModel(["안녕하세요, 반갑습니다."]))
+    graph = _graph(ScriptedChatModel([{"ok": True}, "안녕하세요, 반갑습니다."]))
     events = [
         e
         async for e in stream_events(
@@ -51,7 +59,7 @@ async def test_the_tap_gets_values_messages_and_custom_items() -> None:
     assert {mode for mode, _ in seen} == {"values", "messages", "custom"}
     chunks = [data for mode, data in seen if mode == "messages"]
     assert len(chunks) > 1 and all(meta["langgraph_node"] == "answer" for _, meta in chunks)
-    assert "".join(m.text for m, _ in chunks) == "안녕하세요, 반갑습니다."
+    assert "".join(m.text for m, _ in chunks) == "안녕하세요, 반갑습니다."  # no decision JSON
     assert isinstance(seen[-1][1]["messages"][-1], AIMessage)  # the last values
     # the typed events are made as before
     assert "".join(e.content for e in events if isinstance(e, Token)) == "안녕하세요, 반갑습니다."
