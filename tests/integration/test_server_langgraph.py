@@ -213,12 +213,18 @@ async def test_a_task_question_is_an_interrupt_and_a_resume_answers_it(server) -
     assert next(iter(read["interrupts"].values()))[0]["id"] == asked[0]["id"]
     state = await c.threads.get_state(tid)
     assert state["next"] and state["interrupts"][0]["value"]["missing"] == ["datetime"]
+    said = [(m["type"], m["content"]) for m in state["values"]["messages"]]  # from the journal
+    assert said[0] == ("human", LUNCH["messages"][0]["content"]) and said[1][1].endswith(WHEN)
 
     values = await c.runs.wait(tid, "tasks", command={"resume": "내일 12시 30분"})
     assert "__interrupt__" not in values
     assert values["conversation"]["slots"]["location"] == "을지로"
     assert (await c.threads.get(tid))["status"] == "idle"
     assert [r["status"] for r in await c.runs.list(tid)] == ["success", "interrupted"]
+    history = await c.threads.get_history(tid)
+    said = [(m["type"], m["content"]) for m in history[0]["values"]["messages"]]
+    assert said[2] == ("human", "내일 12시 30분") and said[3][0] == "ai"
+    assert said[3][1].startswith(REPLY)  # the answer (with the workers' notes after it)
 
 
 async def test_a_tool_approval_is_an_interrupt(server) -> None:

@@ -20,7 +20,7 @@ from dure.server.database import IntegrityError
 from dure.server.deps import Owner, StoreDep, TurnsDep
 from dure.server.protocol import wire
 from dure.server.routes.threads import delete_thread, owned_thread
-from dure.server.store import Thread
+from dure.server.store import DONE, STATE_UPDATE, Thread
 from dure.server.turns import TurnBusyError, Turns
 
 router = APIRouter(tags=["langgraph"])
@@ -113,7 +113,21 @@ async def state_at(turns: Turns, thread: Thread, checkpoint_id: str | None) -> d
     snapshot = await graph.aget_state(checkpoints.pinned(thread.id, head))
     if snapshot.config is None or snapshot.created_at is None:
         raise HTTPException(404, "체크포인트를 찾을 수 없습니다.")
-    return wire.thread_state(snapshot)
+    state = wire.thread_state(snapshot)
+    return await with_conversation(turns, thread, state) if checkpoint_id is None else state
+
+
+async def with_conversation(turns: Turns, thread: Thread, state: dict[str, Any]) -> dict[str, Any]:
+    """The head's state with `messages` for an agent whose state keeps none (the task agent
+    keeps slots): the conversation as the journal has it, each completed turn's message and
+    answer, so a chat UI shows it."""
+    if "messages" in state["values"]:
+        return state
+    journal = await turns.store.turns(thread.id)
+    state["values"]["messages"] = wire.conversation(
+        [t for t in journal if t.status == DONE and t.message != STATE_UPDATE]
+    )
+    return state
 
 
 async def shown(turns: Turns, thread: Thread) -> dict[str, Any]:
@@ -253,4 +267,6 @@ async def read_history(
             break
         states.append(wire.thread_state(snapshot))
         config = snapshot.parent_config
+    if states and not before:  # the first is the head
+        await with_conversation(turns, thread, states[0])
     return states

@@ -11,7 +11,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.messages import BaseMessage, convert_to_messages
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
 from langgraph.types import StateSnapshot
 
 from dure.agent import AgentSpec
@@ -42,6 +42,15 @@ def state_values(values: Any) -> dict[str, Any]:
     if messages and any(not isinstance(m, BaseMessage) for m in messages):
         shown["messages"] = [m.model_dump() for m in convert_to_messages(messages)]
     return shown
+
+
+def conversation(turns: list[Turn]) -> list[dict[str, Any]]:
+    """Journaled turns as LangChain messages: each one's message, then its answer."""
+    messages: list[BaseMessage] = []
+    for turn in turns:
+        messages.append(HumanMessage(turn.message, id=f"{turn.id}-human"))
+        messages.append(AIMessage(turn.answer or "", id=f"{turn.id}-ai"))
+    return [m.model_dump() for m in messages]
 
 
 def assistant(spec: AgentSpec) -> dict[str, Any]:
