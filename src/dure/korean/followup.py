@@ -20,6 +20,7 @@ from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
 from dure.korean.smalltalk import is_smalltalk
+from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, agenerate_structured
 from dure.retrieval.tokenize import tagged as morphemes
 
@@ -80,7 +81,7 @@ class PreviousTurnJudgement(BaseModel):
     """The `fast` model's verdict (decision first, one short sentence at most)."""
 
     need_previous_context: bool
-    reasoning: str = Field("", max_length=80)
+    reasoning: str = Field("", max_length=80, pattern=korean_sentence(80))
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
 from dure.korean.smalltalk import is_smalltalk
+from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 from dure.memory import render_transcript
 
@@ -42,7 +43,7 @@ class RouteDecision(BaseModel):
     """The router's decision (decision first, one short reason)."""
 
     route: Route
-    reason: str = Field(max_length=80, description="짧은 이유")
+    reason: str = Field(max_length=80, pattern=korean_sentence(80), description="짧은 이유")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
 from dure.korean.followup import references_previous_turn
 from dure.korean.smalltalk import is_smalltalk
+from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, agenerate_structured
 
 QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
@@ -63,7 +64,7 @@ class ScopeJudgement(BaseModel):
     """The `fast` model's verdict on a question the rules left undecided (decision first)."""
 
     in_scope: bool
-    reasoning: str = Field("", max_length=80)
+    reasoning: str = Field("", max_length=80, pattern=korean_sentence(80))
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from dure.events import (
 from dure.korean.decision import decision_event
 from dure.korean.followup import decide_followup
 from dure.korean.scope import decide_scope
+from dure.korean.text import korean_sentence
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.llm.answer import stream_answer
 from dure.sources import Source
@@ -60,8 +61,8 @@ class Judgement(BaseModel):
     """The evaluator's JSON."""
 
     is_sufficient: bool
-    reasoning: str = Field("", max_length=120)  # one short sentence at most
-    missing_info: str | None = Field(None, max_length=120)
+    reasoning: str = Field("", max_length=120, pattern=korean_sentence(120))  # one sentence
+    missing_info: str | None = Field(None, max_length=120, pattern=korean_sentence(120))
 
 
 def _finish(text: str, error_code: ErrorCode | None = None) -> ContractState:

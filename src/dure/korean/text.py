@@ -1,0 +1,14 @@
+"""Text a model writes for a Korean reader (a reason, what is missing), kept Korean by its schema.
+
+Measured on the default local model: with a Korean prompt, the evaluator's reasoning still came
+back in English ("The information provided in the user's contract matches …"). A JSON-schema
+pattern turns into the decoding grammar, so a constrained model cannot write a Latin letter.
+"""
+
+from __future__ import annotations
+
+
+def korean_sentence(max_length: int) -> str:
+    """A JSON-schema `pattern`: up to `max_length` characters of Hangul, digits, spaces and
+    common punctuation, and no Latin letters ("제5조의2", "30일", "100분의 10" pass)."""
+    return rf"^[가-힣0-9 ,.?!()·%~:/-]{{0,{max_length}}}$"
