@@ -261,7 +261,8 @@ async def test_remote_graph_invokes_and_streams_the_tasks_graph(server) -> None:
     final = [c.data for c in chunks if c.event == "values"][-1]
     assert final["conversation"]["slots"]["party_size"] == 2
     assert not (await remote.aget_state(config)).next
-    stateless = await RemoteGraph("assistant", url=url, api_key=key).ainvoke(HELLO)
+    assistant = RemoteGraph("assistant", url=url, api_key=key)
+    stateless = await asyncio.to_thread(assistant.invoke, HELLO)  # the sync client too
     assert stateless["messages"][-1]["content"] == REPLY
 
 
