@@ -145,14 +145,16 @@ class ServerProcess:
         self.stop()
 
 
-def sse_message(url: str, thread: str, text: str, timeout: float = 30) -> Any:
+def sse_message(
+    url: str, thread: str, text: str, timeout: float = 30, headers: dict[str, str] | None = None
+) -> Any:
     """Post a message to a live server and take its answer as SSE (a context manager around
     the streamed `httpx` response)."""
     return httpx.stream(
         "POST",
         f"{url}/threads/{thread}/messages",
         json={"content": text},
-        headers={"Accept": "text/event-stream"},
+        headers={**(headers or {}), "Accept": "text/event-stream"},
         timeout=timeout,
     )
 

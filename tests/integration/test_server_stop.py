@@ -1,11 +1,12 @@
 """Stopping answers over real HTTP (a live loopback server, httpx, the scripted `qa` agent whose
 "천천히" answer streams for seconds): the cancel request, a client that leaves, a client that
-reattaches, and the thread afterwards."""
+reattaches, and the thread afterwards; a cancel sent to another `dure serve` process."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,7 +15,15 @@ import pytest
 from dure.server import create_app
 from dure.settings import Settings
 from server_agents import EXTRA_AGENTS
-from server_support import live_server, parse_sse, server_settings, sse_message
+from server_support import (
+    ServerProcess,
+    live_server,
+    make_key,
+    parse_sse,
+    server_env,
+    server_settings,
+    sse_message,
+)
 
 SLOW = "천천히 알려 줘"
 NOTE = "답변을 중지했습니다."
@@ -153,3 +162,27 @@ def _until_token(lines: Iterator[str]) -> list[str]:
 
 def _tokens(pairs: list[tuple[str | None, Any]]) -> str:
     return "".join(d["content"] for e, d in pairs if e == "token")
+
+
+def test_a_cancel_sent_to_another_server_process_stops_the_answer(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    env = server_env(tmp_path / "data", postgres_url)
+    headers = make_key(env)
+    with ServerProcess(env) as answering, ServerProcess(env) as other:
+        tid = httpx.post(f"{answering.url}/threads", json={"agent": "qa"}, headers=headers)
+        tid = tid.json()["id"]
+        with sse_message(answering.url, tid, SLOW, headers=headers) as r:
+            lines = r.iter_lines()
+            events_until_token(lines)
+            # Only the process that makes the answer has its events to stream…
+            elsewhere = httpx.get(f"{other.url}/threads/{tid}/events", headers=headers)
+            assert (
+                elsewhere.status_code == 409 and "다른 서버 프로세스" in elsewhere.json()["detail"]
+            )
+            # …but any process stops it.
+            stopped = httpx.post(f"{other.url}/threads/{tid}/cancel", headers=headers, timeout=30)
+            rest = list(parse_sse(lines))
+        assert stopped.status_code == 200 and stopped.json()["status"] == "cancelled"
+        assert [e for e, _ in rest][-2:] == ["error", "done"]
+        assert rest[-2][1]["code"] == "cancelled"

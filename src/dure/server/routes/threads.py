@@ -24,7 +24,7 @@ router = APIRouter(tags=["threads"])
 
 NOT_FOUND = "대화를 찾을 수 없습니다."
 NOTHING_RUNNING = "이 대화에서 진행 중인 답변이 없습니다."
-ELSEWHERE = "이 답변은 다른 서버 프로세스가 만들고 있어 여기서는 다룰 수 없습니다."
+ELSEWHERE = "이 답변은 다른 서버 프로세스가 만들고 있어 여기서는 이어 받을 수 없습니다."
 #: How often a client that waits for one JSON answer is checked for having left.
 DISCONNECT_POLL_SECONDS = 1.0
 
@@ -181,27 +181,19 @@ async def _all_events(running: RunningTurn) -> list[Event]:
     return [event async for event in running.events()]
 
 
-async def _running_here(turns: Turns, thread: Thread) -> RunningTurn:
-    """The turn this process runs on the thread; 409 when there is none (or another server
-    process runs it)."""
-    running = turns.running_on(thread.id)
-    if running is None:
-        raise HTTPException(409, ELSEWHERE if await turns.recover(thread.id) else NOTHING_RUNNING)
-    return running
-
-
 @router.post("/threads/{thread_id}/cancel", summary="답변 중지")
 async def cancel_turn(
     thread_id: str, owner: Owner, store: StoreDep, turns: TurnsDep
 ) -> dict[str, Any]:
-    """Stop the answer the thread is producing: its model call halts at once. The turn is kept
-    with its message and a note that the answer was stopped (`status: cancelled`); the thread
-    reads as before it, and takes the next message at once."""
-    running = await _running_here(turns, await owned_thread(store, owner, thread_id))
-    turns.stop(running)
-    if running.task is not None:
-        await asyncio.wait({running.task})
-    turn = running.turn
+    """Stop the answer the thread is producing, on whichever server process makes it: its
+    model call halts at once. Answers once the turn has ended: kept with its message and a
+    note that the answer was stopped (`status: cancelled`); the thread reads as before it and
+    takes the next message at once. 409 when nothing is being answered."""
+    thread = await owned_thread(store, owner, thread_id)
+    turn = await turns.recover(thread.id)
+    if turn is None or not await turns.request_stop(turn):
+        raise HTTPException(409, NOTHING_RUNNING)
+    turn = await turns.ended(turn)
     return {"thread_id": turn.thread_id, "turn_id": turn.id, "status": turn.status}
 
 
@@ -220,7 +212,10 @@ async def reattach(
     """The events of the answer in progress, as SSE: all of them, or those after
     `Last-Event-ID` (each frame's `id`). A client whose stream dropped reattaches here; while
     none is attached, the answer goes on for `server.detach_grace_seconds`, then stops."""
-    running = await _running_here(turns, await owned_thread(store, owner, thread_id))
+    thread = await owned_thread(store, owner, thread_id)
+    running = turns.running_on(thread.id)
+    if running is None:  # events are kept by the process that makes the answer
+        raise HTTPException(409, ELSEWHERE if await turns.recover(thread.id) else NOTHING_RUNNING)
     start = 0 if last_event_id is None else last_event_id + 1
     headers = {"X-Dure-Thread": running.turn.thread_id, "X-Dure-Turn": running.turn.id}
     return sse_response(event_frames(running, start), headers)
