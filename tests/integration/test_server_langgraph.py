@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,6 +25,7 @@ from dure.testing import Call, ScriptedChatModel, tool_call
 from server_agents import EXTRA_AGENTS
 from server_support import live_server
 
+SOFTWARE = Path(__file__).resolve().parents[2] / "examples" / "contracts" / "software_dev.md"
 REPLY = "안녕하세요! 두레 도우미입니다. 무엇을 도와드릴까요?"
 HELLO = {"messages": [{"role": "user", "content": "안녕하세요, 자기소개 부탁해요"}]}
 LUNCH = {"messages": [{"role": "user", "content": "을지로에서 2명 점심 먹을 곳 찾아줘"}]}
@@ -285,3 +287,30 @@ async def test_cancel_stops_a_run_and_its_stream(server) -> None:
     with pytest.raises(httpx.HTTPStatusError) as ended:
         await c.runs.cancel(tid, run_id)
     assert ended.value.response.status_code == 409
+
+
+async def test_a_contract_thread_takes_its_document_with_its_first_run(server) -> None:
+    url, (key, _) = server
+    async with httpx.AsyncClient() as http:
+        uploaded = await http.post(
+            f"{url.removesuffix('/langgraph')}/documents",
+            files={"file": (SOFTWARE.name, SOFTWARE.read_bytes())},
+            data={"kind": "contract"},
+            headers={"x-api-key": key},
+            timeout=120,
+        )
+    assert uploaded.status_code == 201, uploaded.text
+    c = client(url, key)
+    tid = (await c.threads.create(thread_id="contract-1", metadata={"graph_id": "contract"}))[
+        "thread_id"
+    ]
+    assert (await c.threads.create(thread_id=tid, if_exists="do_nothing"))["thread_id"] == tid
+    ask = {"messages": [{"role": "user", "content": "제5조 내용이 뭐야?"}]}
+    values = await c.runs.wait(
+        tid, "contract", input=ask, context={"contract": uploaded.json()["id"]}
+    )
+    assert [s["article_no"] for s in values["sources"]] == ["제5조"]
+    assert values["messages"][-1]["content"] == REPLY
+    with pytest.raises(httpx.HTTPStatusError) as other:  # the thread is the contract agent's
+        await c.runs.wait(tid, "assistant", input=HELLO)
+    assert other.value.response.status_code == 409

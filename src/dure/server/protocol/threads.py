@@ -1,7 +1,7 @@
 """Threads as LangGraph's clients see them: create, read, search, delete, state and history.
 
 They are Dure's threads (same table, same keys: another key's thread is a 404 here too). A
-thread created here has no agent until its first run (or `metadata.graph_id` names one); its
+thread created here has no agent until its first run gives it one (and its documents); its
 state is the agent's state at the thread's head, the checkpoint of its last completed turn.
 """
 
@@ -14,13 +14,13 @@ from fastapi import APIRouter, HTTPException, Response
 from langgraph.errors import InvalidUpdateError
 from pydantic import BaseModel, ConfigDict, Field
 
-from dure.agents import agent_names, get_agent
+from dure.agents import get_agent
 from dure.server import checkpoints
 from dure.server.database import IntegrityError
 from dure.server.deps import Owner, StoreDep, TurnsDep
 from dure.server.protocol import wire
 from dure.server.routes.threads import delete_thread, owned_thread
-from dure.server.store import DONE, STATE_UPDATE, Thread
+from dure.server.store import DONE, STATE_UPDATE, Store, Thread
 from dure.server.turns import TurnBusyError, Turns
 
 router = APIRouter(tags=["langgraph"])
@@ -78,17 +78,15 @@ class CheckpointQuery(BaseModel):
     checkpoint: dict[str, Any]
 
 
-async def create(store: Any, owner: str, thread_id: str | None, metadata: dict[str, Any]) -> Thread:
-    """A new thread for `owner`, with the client's id when it chose one (409 when taken);
-    `metadata.graph_id` naming an agent binds it at once."""
+async def create(
+    store: Store, owner: str, thread_id: str | None, metadata: dict[str, Any]
+) -> Thread:
+    """A new thread for `owner`, without an agent until its first run, with the client's id
+    when it chose one (409 when taken)."""
     if thread_id is not None and not THREAD_ID.fullmatch(thread_id):
         raise HTTPException(422, "thread_id는 영문, 숫자, '-', '_'로 된 64자 이내여야 합니다.")
-    graph = metadata.get("graph_id")
-    agent = graph if isinstance(graph, str) and graph in agent_names() else ""
     try:
-        return await store.create_thread(
-            owner, agent, "", {}, metadata=metadata, thread_id=thread_id
-        )
+        return await store.create_thread(owner, "", "", {}, metadata=metadata, thread_id=thread_id)
     except IntegrityError as e:
         raise HTTPException(409, TAKEN) from e
 
@@ -137,12 +135,14 @@ async def shown(turns: Turns, thread: Thread) -> dict[str, Any]:
 
 
 @router.post("/threads", summary="새 대화 (LangGraph)")
-async def create_thread(body: ThreadCreate, owner: Owner, store: StoreDep) -> dict[str, Any]:
+async def create_thread(
+    body: ThreadCreate, owner: Owner, store: StoreDep, turns: TurnsDep
+) -> dict[str, Any]:
     """Create a thread (`if_exists: do_nothing` returns the caller's existing one)."""
     if body.thread_id and body.if_exists == "do_nothing":
         found = await store.thread(owner, body.thread_id)
         if found:
-            return wire.thread(found, "idle")
+            return wire.thread(found, await status_of(turns, found))
     return wire.thread(await create(store, owner, body.thread_id, body.metadata), "idle")
 
 
