@@ -132,6 +132,8 @@ def test_a_client_that_reattaches_reads_on_where_it_was_and_the_answer_completes
         lines = r.iter_lines()
         ids = [line for line in _until_token(lines) if line.startswith("id:")]
     last = int(ids[-1].split(":")[1])
+    beyond = httpx.get(f"{url}/threads/{tid}/events", headers={"Last-Event-ID": "9999"})
+    assert beyond.status_code == 422 and "Last-Event-ID" in beyond.json()["detail"]
     with httpx.stream("GET", f"{url}/threads/{tid}/events", timeout=30) as other:
         before = _tokens(events_until_token(other.iter_lines()))  # another reads from the start
 

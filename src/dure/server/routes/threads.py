@@ -217,6 +217,10 @@ async def reattach(
     if running is None:  # events are kept by the process that makes the answer
         raise HTTPException(409, ELSEWHERE if await turns.recover(thread.id) else NOTHING_RUNNING)
     start = 0 if last_event_id is None else last_event_id + 1
+    if start > len(running.seen):  # an id this answer never sent
+        raise HTTPException(
+            422, f"Last-Event-ID가 이 답변의 마지막 이벤트({len(running.seen) - 1})보다 큽니다."
+        )
     headers = {"X-Dure-Thread": running.turn.thread_id, "X-Dure-Turn": running.turn.id}
     return sse_response(event_frames(running, start), headers)
 
