@@ -30,14 +30,13 @@ from dure.server.protocol.assistants import find_agent
 from dure.server.protocol.stream import Encoder, graph_modes, requested
 from dure.server.routes.threads import check_message, delete_thread, owned_thread
 from dure.server.sse import frame, sse_response
-from dure.server.store import DONE, RUNNING, STATE_UPDATE, Store, Thread, Turn
+from dure.server.store import DONE, STATE_UPDATE, Store, Thread, Turn
 from dure.server.turns import RunningTurn, Turns
 from dure.settings import Settings
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["langgraph"])
 
-JOIN_POLL_SECONDS = 0.2
 RUN_NOT_FOUND = "실행(run)을 찾을 수 없습니다."
 #: Tasks that outlive their request (draining a run nobody streams, deleting its thread).
 _background: set[asyncio.Task[Any]] = set()
@@ -320,25 +319,13 @@ async def read_run(thread_id: str, run_id: str, owner: Owner, store: StoreDep) -
     return wire.run(turn, thread.agent)
 
 
-async def _ended(
-    store: Store, turns: Turns, owner: str, thread_id: str, run_id: str
-) -> tuple[Thread, Turn]:
-    """The run once it has ended, on whichever worker ran it (read from the journal)."""
-    thread, turn = await owned_run(store, owner, thread_id, run_id)
-    while turn.status == RUNNING:
-        await asyncio.sleep(JOIN_POLL_SECONDS)
-        await turns.recover(thread.id)  # a dead worker's run ends as interrupted
-        thread, turn = await owned_run(store, owner, thread_id, run_id)
-    return thread, turn
-
-
 @router.get("/threads/{thread_id}/runs/{run_id}/join", summary="실행 끝 기다리기 (LangGraph)")
 async def join_run(
     thread_id: str, run_id: str, owner: Owner, store: StoreDep, turns: TurnsDep
 ) -> dict[str, Any]:
     """Wait until the run ends (on whichever worker runs it); the thread's values then."""
-    thread, turn = await _ended(store, turns, owner, thread_id, run_id)
-    return await final_values(turns, thread, turn)
+    thread, turn = await owned_run(store, owner, thread_id, run_id)
+    return await final_values(turns, thread, await turns.ended(turn))
 
 
 @router.post("/threads/{thread_id}/runs/{run_id}/cancel", summary="실행 중지 (LangGraph)")
@@ -357,6 +344,4 @@ async def cancel_run(
     thread, turn = await owned_run(store, owner, thread_id, run_id)
     if not await turns.request_stop(turn):
         raise HTTPException(409, "이미 끝난 실행입니다.")
-    if wait:
-        thread, turn = await _ended(store, turns, owner, thread_id, run_id)
-    return wire.run(turn, thread.agent)
+    return wire.run(await turns.ended(turn) if wait else turn, thread.agent)
