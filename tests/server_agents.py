@@ -8,7 +8,8 @@ deterministic answers.
 - `qa` — a contract Q&A in miniature: thinking, planning, a tool with an audit step, an
   evaluation, then a streamed Markdown answer citing one article (from the thread's uploaded
   contract when there is one). A message containing "천천히" streams slowly (for kill tests);
-  one containing "고장" fails after its first tokens.
+  one containing "고장" fails after its first tokens; one containing "줄 서서" first waits for
+  the model behind two others (the `queued` events the local model's line sends).
 - `slots` — a task agent in miniature: required slots 장소 and 인원, a rule-based gate, a
   question through `interrupt()` while one is missing, then a streamed confirmation (that
   fails when the place is "고장").
@@ -33,6 +34,7 @@ from dure.events import (
     EvaluationResult,
     Generating,
     Planning,
+    Queued,
     Slots,
     SourcesEvent,
     Thinking,
@@ -48,6 +50,8 @@ SLOW_WORD = "천천히"
 SLOW_CHUNK_SECONDS = 0.25
 #: A message (qa) or place (slots) with this word makes the turn fail half-way.
 FAIL_WORD = "고장"
+#: A message (qa) with these words waits in line for the model first.
+QUEUE_WORDS = "줄 서서"
 SAMPLE_ARTICLE = Source(
     doc="표준계약서",
     kind="standard",
@@ -129,6 +133,10 @@ async def respond(state: QAState, *, deps: QADeps) -> QAState:
     source = Source(**(state.get("article") or {}))
     prompt = [SystemMessage(source.label()), state["messages"][-1]]
     slow = SLOW_WORD in str(state["messages"][-1].content)
+    if QUEUE_WORDS in str(state["messages"][-1].content):
+        for ahead in (2, 1):
+            emit(Queued(ahead=ahead, content=f"대기 중: 앞에 {ahead}개"))
+            await asyncio.sleep(1.0)
     text = ""
     async for chunk in deps.model.astream(prompt, config={"tags": [ANSWER_TAG]}):
         text += chunk.text

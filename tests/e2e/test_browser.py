@@ -332,7 +332,7 @@ def test_cut_off_turn_is_reported_with_a_resend(
     page.close()
 
 
-def test_the_stop_button_halts_the_answer_and_a_reload_reattaches(
+def test_stop_button_reattach_after_reload_and_place_in_line(
     server: tuple[str, str, Settings], browser: Browser
 ) -> None:
     url, key, _ = server
@@ -364,6 +364,15 @@ def test_the_stop_button_halts_the_answer_and_a_reload_reattaches(
     page.reload()  # the stopped one reads as it was
     expect(page.locator(".exchange .answer").first).to_contain_text("(답변을 중지했습니다.)")
     expect(page.locator(".exchange .notice:visible")).to_have_count(0)
+
+    # An answer waiting for the model shows its place in line until its first token.
+    ask(page, "줄 서서 알려 줘")
+    waiting = page.locator(".exchange .notice.wait").last
+    expect(waiting).to_have_text("대기 중: 앞에 2개")
+    expect(waiting).to_have_text("대기 중: 앞에 1개")
+    page.screenshot(path=ARTIFACTS / "desktop-queued.png")
+    expect(page.locator(".exchange .answer").last).to_contain_text("질문: 줄 서서 알려 줘")
+    expect(waiting).to_be_hidden()
     page.close()
 
 

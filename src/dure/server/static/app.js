@@ -187,6 +187,7 @@ class Exchange {
     if (e.type === "queued" && !this.finished) {
       this.queued = true;
       this.showNotice(e.content, "wait");
+      scrollToEnd();
     }
   }
 
