@@ -23,7 +23,7 @@ from dure.server.keys import create_key
 from dure.settings import Settings
 from dure.testing import Call, ScriptedChatModel, tool_call
 from server_agents import EXTRA_AGENTS
-from server_support import live_server
+from server_support import live_server, server_settings
 
 SOFTWARE = Path(__file__).resolve().parents[2] / "examples" / "contracts" / "software_dev.md"
 REPLY = "안녕하세요! 두레 도우미입니다. 무엇을 도와드릴까요?"
@@ -314,3 +314,37 @@ async def test_a_contract_thread_takes_its_document_with_its_first_run(server) -
     with pytest.raises(httpx.HTTPStatusError) as other:  # the thread is the contract agent's
         await c.runs.wait(tid, "assistant", input=HELLO)
     assert other.value.response.status_code == 409
+
+
+def test_a_browser_ui_on_another_origin_may_call(settings: Settings) -> None:
+    """Agent Chat UI runs on its own origin: with it in `server.cors_origins`, a preflight for
+    the SDK's key header passes and a run's id (Content-Location) is readable."""
+    ui = "http://localhost:3000"
+    served = server_settings(settings, cors_origins=[ui])
+
+    async def new_key() -> str:
+        async with open_storage(served.effective_database_url) as storage:
+            return (await create_key(storage.db, "ui"))[1]
+
+    key = asyncio.run(new_key())
+    with live_server(
+        create_app(served, models=ModelSet(served, ScriptedChatModel(scripted)))
+    ) as url:
+        preflight = httpx.options(
+            f"{url}/langgraph/runs/wait",
+            headers={
+                "Origin": ui,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "x-api-key,content-type",
+            },
+        )
+        assert preflight.status_code == 200
+        assert preflight.headers["access-control-allow-origin"] == ui
+        ran = httpx.post(
+            f"{url}/langgraph/runs/wait",
+            json={"assistant_id": "assistant", "input": HELLO},
+            headers={"Origin": ui, "x-api-key": key},
+            timeout=60,
+        )
+        assert ran.status_code == 200 and ran.json()["messages"][-1]["content"] == REPLY
+        assert "content-location" in ran.headers["access-control-expose-headers"].lower()

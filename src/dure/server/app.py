@@ -182,7 +182,8 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
             allow_origins=settings.server.cors_origins,
             allow_methods=["*"],
             allow_headers=["*"],
-            expose_headers=["X-Dure-Thread", "X-Dure-Turn"],
+            # Content-Location: a LangGraph run's id, for a browser client (Agent Chat UI)
+            expose_headers=["X-Dure-Thread", "X-Dure-Turn", "Content-Location"],
         )
     app.add_middleware(SecurityHeaders)
     if not settings.server.auth:  # whatever address the app was started on
