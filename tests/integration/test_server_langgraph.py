@@ -250,6 +250,7 @@ async def test_remote_graph_invokes_and_streams_the_tasks_graph(server) -> None:
     config = {"configurable": {"thread_id": "remote-graph-thread"}}
     first = await remote.ainvoke(LUNCH, config)
     assert first["__interrupt__"][0]["value"]["question"].endswith(WHEN)
+    assert [m["type"] for m in first["messages"]] == ["human", "ai"]  # closing values
     snapshot = await remote.aget_state(config)
     assert snapshot.next and snapshot.interrupts[0].value["missing"] == ["datetime"]
     chunks = [
@@ -262,6 +263,7 @@ async def test_remote_graph_invokes_and_streams_the_tasks_graph(server) -> None:
     assert any(e["type"] == "slots" and not e["missing"] for e in custom)
     final = [c.data for c in chunks if c.event == "values"][-1]
     assert final["conversation"]["slots"]["party_size"] == 2
+    assert final["messages"][-1]["content"].startswith(REPLY)
     assert not (await remote.aget_state(config)).next
     assistant = RemoteGraph("assistant", url=url, api_key=key)
     stateless = await asyncio.to_thread(assistant.invoke, HELLO)  # the sync client too

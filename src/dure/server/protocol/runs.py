@@ -183,6 +183,16 @@ def _cleanup(
     return after
 
 
+async def _closing_values(turns: Turns, run: Run, modes: list[str]) -> dict[str, Any] | None:
+    """For `values` from an agent whose state keeps no messages (the task agent): the thread's
+    values after the run, with the conversation from the journal, so a chat UI shows it."""
+    if "values" not in modes or "messages" in getattr(run.spec.state, "__annotations__", {}):
+        return None
+    if run.turn.status != DONE:
+        return None
+    return await final_values(turns, run.thread, run.turn)
+
+
 def _location(run: Run) -> dict[str, str]:
     return {"Content-Location": f"/threads/{run.thread.id}/runs/{run.turn.id}"}
 
@@ -197,9 +207,10 @@ async def stream_run(
     run = await start(turns, settings, owner, thread_id, body, tap)
     after = _cleanup(turns, owner, run, thread_id is None, body)
 
-    async def ended() -> ErrorEvent | None:
+    async def ended() -> tuple[ErrorEvent | None, dict[str, Any] | None]:
         try:
-            return await _drain(run)
+            failure = await _drain(run)
+            return failure, await _closing_values(turns, run, modes)
         finally:
             await after()
             queue.put_nowait(None)
@@ -213,7 +224,10 @@ async def stream_run(
         while (item := await queue.get()) is not None:
             for text in encoder.frames(*item):
                 yield text
-        if failure := await finished:
+        failure, closing = await finished
+        if closing is not None:
+            yield frame(closing, "values")
+        if failure:
             yield frame({"error": failure.code, "message": failure.content}, "error")
         yield frame({"run_id": run.turn.id, "status": run.public()["status"]}, "end")
 
