@@ -149,7 +149,10 @@ async def respond(state: QAState, *, deps: QADeps) -> QAState:
 
 
 def _messages_input(turn: UserTurn, deps: object) -> Any:
-    return {"messages": [HumanMessage(turn.message)]}
+    """The message, after an explicit previous turn (as the assistant takes one)."""
+    roles = {"user": HumanMessage, "assistant": AIMessage}
+    earlier = [roles[m["role"]](m["content"]) for m in turn.previous_turn or []]
+    return {"messages": [*earlier, HumanMessage(turn.message)]}
 
 
 def _qa_output(values: Any) -> Answer:

@@ -101,8 +101,11 @@ def test_cancel_stops_the_answer_and_the_thread_takes_the_next_message(serve) ->
     )
     assert answer.status_code == 200 and "계약기간" in answer.json()["answer"]
     assert [t["status"] for t in turns(url, tid)] == ["cancelled", "done"]
+    # The next message came with the stopped exchange as its previous turn: the conversation
+    # holds the stopped question and its note, so "다시 해 줘" has something to refer to.
     messages = httpx.get(f"{url}/threads/{tid}").json()["state"]["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[0]["content"] == SLOW and messages[1]["content"].endswith(f"({NOTE})")
 
 
 def test_a_client_that_leaves_stops_its_answer_after_the_grace_period(serve) -> None:

@@ -226,6 +226,13 @@ class Store:
         )
         return Turn.from_row(row) if row else None
 
+    async def newest_turn(self, thread_id: str) -> Turn | None:
+        """The thread's newest turn, whatever became of it."""
+        row = await self.db.fetchone(
+            "SELECT * FROM dure_turns WHERE thread_id = ? ORDER BY seq DESC LIMIT 1", (thread_id,)
+        )
+        return Turn.from_row(row) if row else None
+
     async def last_turn(self, thread_id: str) -> Turn | None:
         """The thread's newest turn that is running or done."""
         row = await self.db.fetchone(

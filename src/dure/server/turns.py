@@ -285,13 +285,16 @@ class Turns:
         """Journal and start a turn; `TurnBusyError` while another one runs on the thread,
         `ServerBusyError` while this process runs its cap of turns. `tap` also receives the
         graph's own stream (LangGraph's protocol); `previous_turn` is the conversation the
-        message comes in when the thread does not hold it (a stateless client's history)."""
+        message comes in when the thread does not hold it (a stateless client's history; by
+        default the exchange of a turn that was just stopped)."""
         limit = self.settings.server.max_concurrent_turns
         if limit > 0 and len(self._running) >= limit:
             raise ServerBusyError(limit)
         head = await self._head(thread.id)
         agent = get_agent(thread.agent)
         ctx = await self.context(thread)
+        if previous_turn is None:
+            previous_turn = await self._stopped_exchange(thread.id)
         turn = await self._journal(thread.id, message, head)
         running = RunningTurn(turn, on_alone=self._alone)
         self._running[turn.id] = running
@@ -339,6 +342,17 @@ class Turns:
         except IntegrityError as e:
             raise TurnBusyError() from e
         return turn
+
+    async def _stopped_exchange(self, thread_id: str) -> list[ChatMessage] | None:
+        """The exchange of the thread's newest turn if it was stopped. The agent's state does
+        not hold it (it was rolled back), yet the next message may well refer to it."""
+        newest = await self.store.newest_turn(thread_id)
+        if newest is None or newest.status != CANCELLED:
+            return None
+        return [
+            {"role": "user", "content": newest.message},
+            {"role": "assistant", "content": newest.answer or STOPPED},
+        ]
 
     def running_on(self, thread_id: str) -> RunningTurn | None:
         """The turn this process runs on the thread right now, if any."""
