@@ -165,6 +165,10 @@ async def test_wait_create_join_and_stateless(server) -> None:
     stateless = await c.runs.wait(None, "assistant", input=HELLO)
     assert stateless["messages"][-1]["content"] == REPLY
     assert len(await c.threads.search()) == 1  # the stateless run's thread is gone
+    with pytest.raises(httpx.HTTPStatusError) as missing:  # a document the key does not have
+        await c.runs.wait(None, "contract", input=HELLO, context={"contract": "없는-문서"})
+    assert missing.value.response.status_code == 404
+    assert len(await c.threads.search()) == 1  # and no thread was left behind
     await c.threads.delete(thread["thread_id"])
     with pytest.raises(NotFoundError):
         await c.threads.get(thread["thread_id"])

@@ -81,14 +81,21 @@ def turn_message(body: RunCreate) -> str:
     return human[-1].text
 
 
-async def _bind(store: Store, owner: str, thread: Thread, spec: AgentSpec, body: RunCreate) -> None:
+async def _options(store: Store, owner: str, body: RunCreate) -> dict[str, str]:
+    """What the run says its thread works on (`context` or `config.configurable`), checked
+    against the key's documents."""
+    given = {**(body.config or {}).get("configurable", {}), **(body.context or {})}
+    options = {k: given[k] for k in THREAD_OPTIONS if isinstance(given.get(k), str)}
+    await check_options(store, owner, options)
+    return options
+
+
+async def _bind(
+    store: Store, owner: str, thread: Thread, spec: AgentSpec, options: dict[str, str]
+) -> None:
     """Give an unbound thread the run's agent and options; 409 for another agent's thread."""
-    if not thread.agent:
-        given = {**(body.config or {}).get("configurable", {}), **(body.context or {})}
-        options = {k: given[k] for k in THREAD_OPTIONS if isinstance(given.get(k), str)}
-        await check_options(store, owner, options)
-        if not await store.bind_agent(thread, spec.name, options):
-            thread.agent = (await owned_thread(store, owner, thread.id)).agent
+    if not thread.agent and not await store.bind_agent(thread, spec.name, options):
+        thread.agent = (await owned_thread(store, owner, thread.id)).agent
     if thread.agent != spec.name:
         raise HTTPException(
             409, f"이 대화의 에이전트는 {thread.agent}입니다 (요청한 어시스턴트: {spec.name})."
@@ -137,10 +144,16 @@ async def start(
     """Resolve the assistant and thread, then start the turn (409 while the thread answers)."""
     spec = find_agent(body.assistant_id)
     message = check_message(settings, turn_message(body))
+    options = await _options(turns.store, owner, body)
     thread = await _thread(turns.store, owner, thread_id, body)
-    await _bind(turns.store, owner, thread, spec, body)
-    # `TurnBusyError` (409) while the thread answers, `ServerBusyError` (503) at the cap
-    return Run(thread, spec, await turns.start(thread, message, tap=tap))
+    try:
+        await _bind(turns.store, owner, thread, spec, options)
+        # `TurnBusyError` (409) while the thread answers, `ServerBusyError` (503) at the cap
+        return Run(thread, spec, await turns.start(thread, message, tap=tap))
+    except Exception:
+        if thread_id is None:  # a stateless run's own thread does not outlive a refusal
+            await turns.store.delete_thread(owner, thread.id)
+        raise
 
 
 def _keep(task: asyncio.Task[Any]) -> None:
