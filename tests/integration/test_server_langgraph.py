@@ -354,3 +354,20 @@ def test_a_browser_ui_on_another_origin_may_call(settings: Settings) -> None:
         )
         assert ran.status_code == 200 and ran.json()["messages"][-1]["content"] == REPLY
         assert "content-location" in ran.headers["access-control-expose-headers"].lower()
+
+
+async def test_join_stream_reads_a_background_run_from_its_start(server) -> None:
+    url, (key, _) = server
+    c = client(url, key)
+    tid = (await c.threads.create())["thread_id"]
+    slow = {"messages": [{"role": "user", "content": "천천히 계약기간은?"}]}
+    run = await c.runs.create(tid, "qa", input=slow, stream_mode=["values", "messages-tuple"])
+    parts = [p async for p in c.runs.join_stream(tid, run["run_id"])]
+    assert parts[0].event == "metadata" and parts[0].data["run_id"] == run["run_id"]
+    assert parts[-1].event == "end" and parts[-1].data["status"] == "success"
+    chunks = [p.data[0] for p in parts if p.event == "messages"]
+    tokens = [m["content"] for m in chunks if m["type"] == "AIMessageChunk"]
+    answer = [p.data for p in parts if p.event == "values"][-1]["messages"][-1]["content"]
+    assert len(tokens) > 1 and "".join(tokens) == answer
+    only = [p async for p in c.runs.join_stream(tid, run["run_id"], stream_mode="values")]
+    assert [p.event for p in only] == ["metadata", "end"]  # it has ended: nothing to replay

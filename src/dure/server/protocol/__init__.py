@@ -7,12 +7,12 @@ from typing import Any
 from fastapi import APIRouter
 
 import dure
-from dure.server.protocol import assistants, runs, threads
+from dure.server.protocol import assistants, control, runs, threads
 
 PREFIX = "/langgraph"
 
 router = APIRouter(prefix=PREFIX)
-for _module in (assistants, threads, runs):
+for _module in (assistants, threads, runs, control):
     router.include_router(_module.router)
 
 

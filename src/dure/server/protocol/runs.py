@@ -5,7 +5,8 @@ Its input is the conversation's new messages (the last user message is the turn)
 `command.resume`, the answer to the agent's pending question. Streamed (`…/runs/stream`),
 waited for (`…/runs/wait`) or in the background (`…/runs`, then `join`); without a thread
 (`/runs/…`) it runs on a thread of its own that is deleted afterwards (`on_completion`).
-`join` reads the journal, so any worker answers it for any run.
+While it runs, its stream items are kept in a feed, so a client can join its stream from the
+start (`control.py`).
 """
 
 from __future__ import annotations
@@ -23,23 +24,24 @@ from pydantic import BaseModel, ConfigDict
 
 from dure.agent import AgentSpec
 from dure.events import ErrorEvent, Tap
-from dure.server.deps import Owner, SettingsDep, StoreDep, TurnsDep
+from dure.server.deps import Owner, SettingsDep, TurnsDep
 from dure.server.documents import THREAD_OPTIONS, check_options
 from dure.server.protocol import threads, wire
 from dure.server.protocol.assistants import find_agent
-from dure.server.protocol.stream import Encoder, graph_modes, requested
+from dure.server.protocol.stream import Encoder, Feed, graph_modes, requested
 from dure.server.routes.threads import check_message, delete_thread, owned_thread
 from dure.server.sse import frame, sse_response
-from dure.server.store import DONE, STATE_UPDATE, Store, Thread, Turn
+from dure.server.store import DONE, Store, Thread, Turn
 from dure.server.turns import RunningTurn, Turns
 from dure.settings import Settings
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["langgraph"])
 
-RUN_NOT_FOUND = "실행(run)을 찾을 수 없습니다."
-#: Tasks that outlive their request (draining a run nobody streams, deleting its thread).
+#: Tasks that outlive their request (following a run to its end, deleting its thread).
 _background: set[asyncio.Task[Any]] = set()
+#: The runs of this worker that are going on, with their feeds (for `join_stream`).
+live_runs: dict[str, tuple[Run, Feed]] = {}
 
 
 class RunCreate(BaseModel):
@@ -206,45 +208,66 @@ async def _closing_values(turns: Turns, run: Run, modes: list[str]) -> dict[str,
     return await final_values(turns, run.thread, run.turn)
 
 
-def _location(run: Run) -> dict[str, str]:
+def location(run: Run) -> dict[str, str]:
     return {"Content-Location": f"/threads/{run.thread.id}/runs/{run.turn.id}"}
+
+
+def _follow(
+    turns: Turns, owner: str, run: Run, stateless: bool, body: RunCreate, feed: Feed
+) -> None:
+    """Keep the run's feed (for `join_stream`) until the run ends, then its ending; a stateless
+    run's thread goes afterwards."""
+    live_runs[run.turn.id] = (run, feed)
+    after = _cleanup(turns, owner, run, stateless, body)
+
+    async def follow() -> None:
+        try:
+            failure = await _drain(run)
+            feed.end((failure, await _closing_values(turns, run, feed.modes)))
+        finally:
+            if feed.ending is None:
+                feed.end((None, None))
+            live_runs.pop(run.turn.id, None)
+            await after()
+
+    _keep(asyncio.create_task(follow()))
+
+
+async def run_frames(run: Run, feed: Feed, modes: list[str]) -> AsyncIterator[str]:
+    """The run's SSE events for `modes`, from its first item (`metadata` first, `end` last)."""
+    encoder = Encoder(modes)
+    wanted = graph_modes(modes)
+    yield frame({"run_id": run.turn.id, "thread_id": run.thread.id, "attempt": 1}, "metadata")
+    async for mode, data in feed.read():
+        if mode in wanted:
+            for text in encoder.frames(mode, data):
+                yield text
+    failure, closing = feed.ending or (None, None)
+    if closing is not None and "values" in modes:
+        yield frame(closing, "values")
+    if failure:
+        yield frame({"error": failure.code, "message": failure.content}, "error")
+    yield frame({"run_id": run.turn.id, "status": run.public()["status"]}, "end")
+
+
+async def _fed(
+    turns: Turns, settings: Settings, owner: str, thread_id: str | None, body: RunCreate
+) -> tuple[Run, Feed]:
+    """Start a run whose stream items are kept in a feed while it runs."""
+    feed = Feed(requested(body.stream_mode))
+    run = await start(
+        turns, settings, owner, thread_id, body, Tap(graph_modes(feed.modes), feed.add)
+    )
+    _follow(turns, owner, run, thread_id is None, body, feed)
+    return run, feed
 
 
 async def stream_run(
     turns: Turns, settings: Settings, owner: str, thread_id: str | None, body: RunCreate
 ) -> Any:
     """Start a run and stream it as SSE (`metadata` first, `end` last)."""
-    modes = requested(body.stream_mode)
-    queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
-    tap = Tap(graph_modes(modes), lambda mode, data: queue.put_nowait((mode, data)))
-    run = await start(turns, settings, owner, thread_id, body, tap)
-    after = _cleanup(turns, owner, run, thread_id is None, body)
-
-    async def ended() -> tuple[ErrorEvent | None, dict[str, Any] | None]:
-        try:
-            failure = await _drain(run)
-            return failure, await _closing_values(turns, run, modes)
-        finally:
-            await after()
-            queue.put_nowait(None)
-
-    finished = asyncio.create_task(ended())
-    _keep(finished)
-    encoder = Encoder(modes)
-
-    async def frames() -> AsyncIterator[str]:
-        yield frame({"run_id": run.turn.id, "thread_id": run.thread.id, "attempt": 1}, "metadata")
-        while (item := await queue.get()) is not None:
-            for text in encoder.frames(*item):
-                yield text
-        failure, closing = await finished
-        if closing is not None:
-            yield frame(closing, "values")
-        if failure:
-            yield frame({"error": failure.code, "message": failure.content}, "error")
-        yield frame({"run_id": run.turn.id, "status": run.public()["status"]}, "end")
-
-    return sse_response(frames(), _location(run))
+    run, feed = await _fed(turns, settings, owner, thread_id, body)
+    return sse_response(run_frames(run, feed, feed.modes), location(run))
 
 
 async def wait_run(
@@ -261,15 +284,9 @@ async def wait_run(
 async def background_run(
     turns: Turns, settings: Settings, owner: str, thread_id: str | None, body: RunCreate
 ) -> dict[str, Any]:
-    """Start a run that goes on without the client; the `Run` at once."""
-    run = await start(turns, settings, owner, thread_id, body)
-    after = _cleanup(turns, owner, run, thread_id is None, body)
-
-    async def finish() -> None:
-        await _drain(run)
-        await after()
-
-    _keep(asyncio.create_task(finish()))
+    """Start a run that goes on without the client (join it, or its stream); the `Run` at
+    once."""
+    run, _ = await _fed(turns, settings, owner, thread_id, body)
     return run.public(body.metadata)
 
 
@@ -311,64 +328,3 @@ def _routes(suffix: str, starter: Starter, summary: str) -> None:
 _routes("/stream", stream_run, "실행하고 스트리밍")
 _routes("/wait", wait_run, "실행하고 결과 기다리기")
 _routes("", background_run, "백그라운드 실행")
-
-
-async def owned_run(store: Store, owner: str, thread_id: str, run_id: str) -> tuple[Thread, Turn]:
-    """The caller's thread and one of its runs (404 otherwise)."""
-    thread = await owned_thread(store, owner, thread_id)
-    turn = await store.turn(thread.id, run_id)
-    if turn is None:
-        raise HTTPException(404, RUN_NOT_FOUND)
-    return thread, turn
-
-
-@router.get("/threads/{thread_id}/runs", summary="실행 목록 (LangGraph)")
-async def list_runs(
-    thread_id: str,
-    owner: Owner,
-    store: StoreDep,
-    limit: int = 10,
-    offset: int = 0,
-    status: str | None = None,
-) -> list[dict[str, Any]]:
-    """The thread's runs, newest first."""
-    thread = await owned_thread(store, owner, thread_id)
-    journal = [t for t in reversed(await store.turns(thread.id)) if t.message != STATE_UPDATE]
-    runs = [wire.run(t, thread.agent) for t in journal]
-    runs = [r for r in runs if status in (None, r["status"])]
-    return runs[offset : offset + limit]
-
-
-@router.get("/threads/{thread_id}/runs/{run_id}", summary="실행 (LangGraph)")
-async def read_run(thread_id: str, run_id: str, owner: Owner, store: StoreDep) -> dict[str, Any]:
-    """One run."""
-    thread, turn = await owned_run(store, owner, thread_id, run_id)
-    return wire.run(turn, thread.agent)
-
-
-@router.get("/threads/{thread_id}/runs/{run_id}/join", summary="실행 끝 기다리기 (LangGraph)")
-async def join_run(
-    thread_id: str, run_id: str, owner: Owner, store: StoreDep, turns: TurnsDep
-) -> dict[str, Any]:
-    """Wait until the run ends (on whichever worker runs it); the thread's values then."""
-    thread, turn = await owned_run(store, owner, thread_id, run_id)
-    return await final_values(turns, thread, await turns.ended(turn))
-
-
-@router.post("/threads/{thread_id}/runs/{run_id}/cancel", summary="실행 중지 (LangGraph)")
-async def cancel_run(
-    thread_id: str,
-    run_id: str,
-    owner: Owner,
-    store: StoreDep,
-    turns: TurnsDep,
-    wait: bool = False,
-    action: Literal["interrupt", "rollback"] = "interrupt",
-) -> dict[str, Any]:
-    """Stop the run on whichever worker runs it; with `wait`, answer once it has stopped. Its
-    model call halts, and the thread reads as before the run (both `action`s: a stopped turn
-    is always rolled back); 409 for a run that has ended."""
-    thread, turn = await owned_run(store, owner, thread_id, run_id)
-    if not await turns.request_stop(turn):
-        raise HTTPException(409, "이미 끝난 실행입니다.")
-    return wire.run(await turns.ended(turn) if wait else turn, thread.agent)

@@ -12,7 +12,9 @@ stream mode, named as the SDK names them, between `metadata` (first) and `end` (
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import HTTPException
@@ -88,3 +90,43 @@ class Encoder:
             self._messages[key] = message
             out.append(frame([jsonable(message)], "messages/complete"))
         return out
+
+
+#: What ends a run's feed: the error that failed it, and closing values (`_closing_values`).
+Ending = tuple[Any, dict[str, Any] | None]
+
+
+@dataclass
+class Feed:
+    """A run's stream items, kept while it runs so that a client can join its stream later
+    (`join_stream`) and read it from the start. The last item is its `Ending`."""
+
+    modes: list[str]
+    items: list[tuple[str, Any]] = field(default_factory=list)
+    ending: Ending | None = None
+    _more: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def add(self, mode: str, data: Any) -> None:
+        """The graph's next stream item."""
+        self.items.append((mode, data))
+        self._wake()
+
+    def end(self, ending: Ending) -> None:
+        """The run is over."""
+        self.ending = ending
+        self._wake()
+
+    def _wake(self) -> None:
+        self._more.set()
+        self._more = asyncio.Event()
+
+    async def read(self) -> AsyncIterator[tuple[str, Any]]:
+        """Every item from the first, as they come, until the run is over."""
+        start = 0
+        while True:
+            while start < len(self.items):
+                start += 1
+                yield self.items[start - 1]
+            if self.ending is not None:
+                return
+            await self._more.wait()
