@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dure import honest
 from dure.retrieval import open_collection
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel, tool_call
@@ -78,9 +79,10 @@ async def test_added_documents_are_searched_with_no_collection_setting(
     from dure.retrieval.types import DOCUMENTS_COLLECTION
 
     assert settings.search.store == "faiss" and settings.assistant.collection is None
-    bot = Assistant(settings, ScriptedChatModel(["등록된 문서가 없습니다."]))
+    bot = Assistant(settings, ScriptedChatModel([]))
     before = await bot.turn("회사 휴가 정책이 뭐야?", thread="before")
-    assert before.route == "agent"  # nothing added yet: nothing to search
+    # Nothing added yet: the answer says so by rule, with no model call.
+    assert before.done.content == honest.NO_DOCUMENTS and before.done.usage.llm_calls == 0
     path = tmp_path / "직원안내서.md"
     path.write_text(HANDBOOK, encoding="utf-8")
     open_collection(DOCUMENTS_COLLECTION, settings).add_document(path, kind="document")
@@ -102,8 +104,7 @@ async def test_a_keys_documents_collection_is_the_one_searched(
     turn = await bot.turn("회사 휴가 정책이 뭐야?")
     assert turn.route == "rag" and "15일" in turn.done.sources[0].text
     other = Assistant(
-        settings,
-        ScriptedChatModel(["등록된 문서가 없습니다."]),
-        options={"documents_collection": "k000000000000_documents"},
+        settings, ScriptedChatModel([]), options={"documents_collection": "k000000000000_documents"}
     )
-    assert (await other.turn("회사 휴가 정책이 뭐야?")).route == "agent"
+    # Another key has no documents: it is told so, and sees nothing of this key's.
+    assert (await other.turn("회사 휴가 정책이 뭐야?")).done.content == honest.NO_DOCUMENTS

@@ -353,21 +353,23 @@ async def test_replanner_may_reuse_earlier_outputs(settings: Settings) -> None:
     assert "step_1" in h.model.calls[2].prompt  # the replanner was told what it may reuse
 
 
-async def test_empty_replan_answers_with_what_there_is(settings: Settings) -> None:
+async def test_empty_replan_after_failures_answers_honestly(settings: Settings) -> None:
     h = harness(
         settings,
         [
             intent("new_question", "서울 날씨", True),
             plan({"step_id": 1, "tool": "get_weather", "input": "서울"}),
             plan(),
-            "날씨 정보를 가져오지 못했습니다.",
         ],
         weather_fails=True,
     )
     events = await h.turn("서울 날씨 알려줘")
     assert (await h.paths())[-1][-3:] == ["replanner", "executor", "final_answer"]
-    assert done(events).usage.llm_calls == 4
-    assert "failure" in h.model.calls[-1].prompt
+    # Every step failed: the answer says why by rule, with no call that could guess a forecast.
+    assert done(events).usage.llm_calls == 3
+    answer = done(events).content
+    assert "API rate limit exceeded" in answer and "추측해서 답하지 않겠습니다" in answer
+    assert "".join(e.content for e in events if e.type == "token") == answer
 
 
 # --- scenario 7 and the fail-closed table ---------------------------------------------------

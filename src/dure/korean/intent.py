@@ -121,7 +121,7 @@ async def decide_intent(
         elif history and _CLARIFY.search(message):
             intent = "clarification"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
-        if tool_hint(message) is not None:  # arithmetic, or the time now: a tool, by rule
+        if tool_hint(message) is not None:  # a tool plainly asked for (sum, clock, weather, search)
             intent, needs_tool = ("new_question" if intent == "chitchat" else intent), True
         if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
             # "그럼 부산은?" after a weather question: more of the same needs the same tools.

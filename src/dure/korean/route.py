@@ -62,6 +62,9 @@ ROUTER_HISTORY = 4
 # Words that point at the stored documents. Strong ones decide `rag` alone; weak ones only
 # stop the tool rules (a question about 회사 might still be about its documents).
 _STRONG_DOC = re.compile(r"규정|정책|사내|내규|사규|취업\s*규칙|매뉴얼|지침|복리\s*후생|가이드라인")
+_OWN_DOCS = re.compile(
+    r"(올린|올려\s*둔|업로드\s*한|등록한|추가한|넣어\s*둔)\s*(문서|파일|자료|pdf)", re.I
+)
 _WEAK_DOC = re.compile(r"회사|문서|휴가|연차|병가|근무|업무|절차|규칙|제도|직원|팀|부서|자료|파일")
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d|제곱|루트|곱하기|나누기|더하기|빼기")
 _TOOL_WORDS = re.compile(
@@ -72,12 +75,17 @@ _TOOL_WORDS = re.compile(
 
 
 def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
-    """The route when a rule is sure of it, else None (the LLM decides)."""
+    """The route when a rule is sure of it, else None (the LLM decides).
+
+    Without a collection only a plain question about documents goes to `rag` (where the
+    assistant says no document is registered); everything else is the agent's.
+    """
     text = question.strip()
+    plain = not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text))
+    if (_STRONG_DOC.search(text) or _OWN_DOCS.search(text)) and plain:
+        return RouteDecision(route="rag", reason="회사 문서·규정에 관한 질문")
     if not has_collection:
         return RouteDecision(route="agent", reason="검색할 문서 컬렉션이 없습니다")
-    if _STRONG_DOC.search(text) and not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text)):
-        return RouteDecision(route="rag", reason="회사 문서·규정에 관한 질문")
     if _WEAK_DOC.search(text) or _STRONG_DOC.search(text):
         return None
     if is_smalltalk(text):
@@ -98,20 +106,32 @@ _NOW = re.compile(
     r"지금\s*몇\s*시|현재\s*시각|지금\s*시간|오늘\s*날짜|오늘(은|이)?\s*무슨\s*요일|오늘(이)?\s*며칠"
 )
 _CODE = re.compile(r"파이썬|python|코드|프로그램|스크립트", re.IGNORECASE)
+# Weather and web search likewise: unbound, the model wrote a forecast or a definition from
+# memory (measured: "서울의 현재 날씨는 … 25°C입니다." with no weather key).
+_WEATHER = re.compile(r"날씨|기온|미세\s*먼지|일기\s*예보|강수")
+_SEARCH = re.compile(r"검색해|검색\s*좀|검색\s*후|찾아\s*봐|찾아\s*줘|구글링|서치해")
 
 
 def tool_hint(question: str) -> str | None:
-    """The one tool a question plainly asks for (`calculator`, `get_current_datetime`), or None."""
+    """The one tool a question plainly asks for (`calculator`, `get_current_datetime`,
+    `get_weather`, `web_search`), or None — also when it asks for more than one."""
     text = question.strip()
     if _STRONG_DOC.search(text) or _WEAK_DOC.search(text) or _CODE.search(text):
         return None
     calc = bool(
         (_EXPRESSION.search(text) and _CALC_INTENT.search(text)) or _KOREAN_OPERATOR.search(text)
     )
-    now = bool(_NOW.search(text))
-    if calc == now:  # neither, or both (then the model chooses)
-        return None
-    return "calculator" if calc else "get_current_datetime"
+    wanted = [
+        tool
+        for tool, asked in (
+            ("calculator", calc),
+            ("get_current_datetime", bool(_NOW.search(text))),
+            ("get_weather", bool(_WEATHER.search(text))),
+            ("web_search", bool(_SEARCH.search(text))),
+        )
+        if asked
+    ]
+    return wanted[0] if len(wanted) == 1 else None  # none, or several: the model chooses
 
 
 @reported("route")

@@ -13,7 +13,7 @@ from dure.settings import Settings
 from dure.testing import ScriptedChatModel, tool_call, tool_calls
 from dure.tools.base import Tool, ToolRegistry
 
-from .harness import Assistant, system_prompt, tool_messages
+from .harness import Assistant, system_prompt
 
 
 class RunArgs(BaseModel):
@@ -75,12 +75,12 @@ async def test_a_shared_server_asks_first_and_runs_on_yes(settings: Settings) ->
 
 async def test_a_rejection_runs_nothing_and_the_model_is_told(settings: Settings) -> None:
     ledger = Ledger()
-    b = bot(settings, [tool_call("run_code", code="rm"), "실행하지 않았습니다."], "shared", ledger)
+    b = bot(settings, [tool_call("run_code", code="rm")], "shared", ledger)
     await b.turn("rm 실행")
     done = await b.turn("아니 거절할게")
     assert ledger.ran == []
-    told = tool_messages(b.model.calls[-1])[0]
-    assert "승인하지 않아" in told.content
+    # Nothing ran: the answer says so by rule (no model call guesses what it would have done).
+    assert "승인하지 않아" in done.answer
     assert [e.ok for e in done.events if isinstance(e, ToolResultEvent)] == [False]
 
 

@@ -47,19 +47,19 @@ async def test_refusal_then_the_thread_continues(
     model = ScriptedChatModel(
         [
             tool_call(tool, **args),
-            "요청하신 작업은 안전상 허용되지 않습니다.",
             tool_call("calculator", expression="2 + 3"),
             "2 + 3 = 5입니다.",
         ]
     )
     bot = Assistant(settings, model)
     refused = await bot.turn("이 작업을 해줘: 파이썬 계산")
-    (result,) = tool_messages(refused.calls[1])
-    assert result.status == "error"
-    assert result.content.startswith("오류: ") and message in result.content
+    (result,) = [e for e in refused.events if e.type == "tool_result"]
+    assert not result.ok and message in result.content
     assert "Traceback" not in result.content or tool == "python_repl"
-    assert "TOP SECRET" not in result.content
-    assert refused.answer == "요청하신 작업은 안전상 허용되지 않습니다."
+    # Every tool failed: the answer says why, by rule, and guesses nothing (no second call).
+    assert message in refused.answer and "추측해서 답하지 않겠습니다" in refused.answer
+    assert "TOP SECRET" not in refused.answer
+    assert refused.llm_calls == 1
     assert not any(e.type == "error" for e in refused.events)
 
     after = await bot.turn("2 더하기 3은?")

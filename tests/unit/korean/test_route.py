@@ -49,9 +49,14 @@ def test_everything_else_goes_to_the_llm(question: str) -> None:
     assert rule_route(question, has_collection=True) is None
 
 
-def test_without_a_collection_there_is_nothing_to_retrieve() -> None:
-    decision = rule_route("회사 휴가 정책이 뭐야?", has_collection=False)
-    assert decision is not None and decision.route == "agent"
+def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
+    # rag without documents: the assistant then says plainly that none is registered.
+    for question in ("회사 휴가 정책이 뭐야?", "내가 올린 문서에 뭐라고 돼 있어?"):
+        decision = rule_route(question, has_collection=False)
+        assert decision is not None and decision.route == "rag"
+    for question in ("LangGraph가 뭐야?", "회사 근처 날씨 어때?"):
+        decision = rule_route(question, has_collection=False)
+        assert decision is not None and decision.route == "agent"
 
 
 @pytest.mark.parametrize(
@@ -69,6 +74,11 @@ def test_without_a_collection_there_is_nothing_to_retrieve() -> None:
         ("회사 규정대로 15-6 계산", None),  # documents first
         ("지금 몇 시고 2+2는 얼마야", None),  # two tools: the model chooses
         ("안녕하세요", None),
+        ("지금 서울 날씨 어때?", "get_weather"),
+        ("내일 부산 기온 알려줘", "get_weather"),
+        ("LangGraph가 뭔지 검색해서 요약해줘", "web_search"),
+        ("날씨 검색해줘", None),  # two tools: the model chooses
+        ("회사 근처 날씨", None),  # documents first
     ],
 )
 def test_tool_hints_only_when_plain(question: str, tool: str | None) -> None:

@@ -19,6 +19,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from dure import honest
 from dure.agents.assistant.deps import AGENT_NAME, Deps
 from dure.agents.assistant.prompts import (
     CONTEXT_HEADER,
@@ -32,6 +33,7 @@ from dure.events import (
     ErrorEvent,
     SourcesEvent,
     Thinking,
+    Token,
     ToolResultEvent,
     ToolSelected,
     emit,
@@ -48,6 +50,8 @@ from dure.usage import BudgetExceeded
 
 log = logging.getLogger(__name__)
 
+#: How a failed tool's message starts, as the model reads it.
+TOOL_ERROR_PREFIX = "오류: "
 #: Longest tool output handed back to the model (the rest is cut, and said to be).
 MAX_TOOL_CHARS = 6_000
 
@@ -106,15 +110,13 @@ async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
     messages = state.get("messages", [])
     question = last_question(messages)
     collection = await asyncio.to_thread(deps.collection)
+    has_documents = collection is not None or "retriever" in deps.options
     d = await decide_route(
-        question,
-        messages[:-1],
-        deps.models,
-        has_documents=collection is not None or "retriever" in deps.options,
-        collection=collection,
+        question, messages[:-1], deps.models, has_documents=has_documents, collection=collection
     )
     emit(decision_event("router", d.decided_by, d.route, d.reason))
-    return {"next_action": d.route}
+    # A question about documents with none registered gets an honest answer, not a guess.
+    return {"next_action": "no_documents" if d.route == "rag" and not has_documents else d.route}
 
 
 async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
@@ -186,6 +188,11 @@ async def memory(state: AssistantState, *, deps: Deps) -> AssistantState:
 async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     """The conversation model with the tools bound; decides to answer or to call tools."""
     messages = state.get("messages", [])
+    if state.get("next_action") == "no_documents":
+        return _honest(honest.NO_DOCUMENTS)
+    failures = failed_turn(messages)
+    if failures:
+        return _honest(honest.tools_failed(failures))
     model = deps.models("smart")
     choice = _tool_choice(deps, messages)
     bound = model.bind_tools(deps.tools.schemas(), tool_choice=choice)
@@ -210,6 +217,25 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     if sources:
         emit(SourcesEvent(content=sources))
     return {"messages": [reply], "next_action": "end"}
+
+
+def failed_turn(messages: Sequence[BaseMessage]) -> list[str]:
+    """The reasons, when the turn ran tools and every one failed (else empty)."""
+    results: list[ToolMessage] = []
+    for m in reversed(messages):
+        if isinstance(m, HumanMessage):
+            break
+        if isinstance(m, ToolMessage):
+            results.append(m)
+    if not results or any(r.status != "error" for r in results):
+        return []
+    return [r.text.removeprefix(TOOL_ERROR_PREFIX) for r in reversed(results)]
+
+
+def _honest(text: str) -> AssistantState:
+    """End the turn with a rule-written answer (`dure.honest`), no model call."""
+    emit(Token(content=text))
+    return {"messages": [AIMessage(text)], "next_action": "end"}
 
 
 def _tool_choice(deps: Deps, messages: Sequence[BaseMessage]) -> str | None:
@@ -260,7 +286,9 @@ async def tools(state: AssistantState, *, deps: Deps) -> AssistantState:
     for call, result in zip(calls, results, strict=True):
         emit(ToolResultEvent(tool=call["name"], ok=result.ok, content=_clip(result.content, 500)))
         text = (
-            _as_read(deps, call["name"], result.content) if result.ok else f"오류: {result.content}"
+            _as_read(deps, call["name"], result.content)
+            if result.ok
+            else TOOL_ERROR_PREFIX + result.content
         )
         replies.append(
             ToolMessage(

@@ -11,6 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from dure import honest
 from dure.agents.pte import prompts
 from dure.agents.pte.dag import planned_args, run_plan, successful_outputs
 from dure.agents.pte.deps import AGENT_NAME, Deps
@@ -23,6 +24,7 @@ from dure.events import (
     Planning,
     SourcesEvent,
     Thinking,
+    Token,
     ToolResultEvent,
     ToolSelected,
     emit,
@@ -210,6 +212,11 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     """One streamed LLM call: tool results (FINAL_ANSWER_PROMPT) or plain conversation."""
     emit(Generating(content="답변을 작성하는 중입니다."))
     past = state.get("past_steps") or []
+    if past and not successful_outputs(past):
+        # Every step failed: say why, by rule — never an answer from the model's memory.
+        result = honest.tools_failed([str(r.get("output", "")) for r in past])
+        emit(Token(content=result))
+        return {"result": result, "messages": _with_turn(state, result)}
     if past:
         system = prompts.FINAL_ANSWER_PROMPT.format(
             current_datetime=state["current_datetime"],
