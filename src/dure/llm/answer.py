@@ -10,7 +10,7 @@ before the repetition.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -43,16 +43,38 @@ def _keep(text: str, cut: int) -> str:
     return text[: following.end() if following else cut].rstrip()
 
 
+_SENTENCE_BREAK = re.compile(r"[.!?](?=\s)|\n")
+
+
 async def stream_answer(
-    model: BaseChatModel, messages: Sequence[BaseMessage], max_tokens: int
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    max_tokens: int,
+    sentence: Callable[[str], str] | None = None,
 ) -> str:
-    """Stream `model`'s answer under `ANSWER_TAG` (the user sees its tokens), at most
-    `max_tokens`, stopping at a loop; returns the answer kept."""
-    text = ""
+    """Stream `model`'s answer, at most `max_tokens`, stopping at a loop; returns the answer kept.
+
+    Without `sentence` the call is tagged `ANSWER_TAG`: the user sees its tokens as they decode.
+    With it, the answer goes out a sentence at a time: each finished sentence is passed to
+    `sentence`, which shows it (or not) and returns what of it the answer keeps.
+    """
+    raw = kept = ""
+    done = 0  # how much of `raw` went through `sentence`
+    tags = [] if sentence else [ANSWER_TAG]
     bound = model.bind(max_tokens=max_tokens)
-    async for chunk in bound.astream(list(messages), config={"tags": [ANSWER_TAG]}):
-        text += chunk.text
-        cut = loop_start(text)
+    async for chunk in bound.astream(list(messages), config={"tags": tags}):
+        raw += chunk.text
+        cut = loop_start(raw)
         if cut is not None:
-            return _keep(text, cut)
-    return text.strip()
+            raw = _keep(raw, cut)
+            break
+        if sentence:
+            ends = [m.end() for m in _SENTENCE_BREAK.finditer(raw, done)]
+            if ends:
+                kept += sentence(raw[done : ends[-1]])
+                done = ends[-1]
+    if not sentence:
+        return raw.strip()
+    if raw[done:].strip():
+        kept += sentence(raw[done:])
+    return kept.strip()

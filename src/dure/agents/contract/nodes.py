@@ -17,6 +17,7 @@ from dure.agents.contract import prompts, rules
 from dure.agents.contract.bookkeeping import absorb, model_tool_calls, select_tools
 from dure.agents.contract.context import answer_messages, planner_messages, previous_turn_from
 from dure.agents.contract.deps import Deps
+from dure.agents.contract.grounding import Gate, missing_quotes
 from dure.agents.contract.state import ContractState, ToolCall, last_evaluation
 from dure.errors import ErrorCode
 from dure.events import (
@@ -345,8 +346,19 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     if retrieved:
         # What the answer rests on is on screen before the model starts writing.
         emit(SourcesEvent(content=retrieved, stage="retrieved"))
-    answer = await stream_answer(deps.models("smart"), messages, RESPOND_MAX_TOKENS)
+    gate = None
+    if retrieved:
+        # Only figures the sources, the question or the previous turn hold reach the user.
+        previous = [str(t["content"]) for t in state.get("previous_turn") or []]
+        gate = Gate([s.text for s in retrieved] + [question] + previous)
+    answer = await stream_answer(deps.models("smart"), messages, RESPOND_MAX_TOKENS, gate)
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
+    if gate is not None:
+        gate.report()
+        quotes = missing_quotes(question, answer, sources)
+        if quotes:  # the figures the question needs, verbatim from the cited article
+            emit(Token(content=quotes))
+            answer += quotes
     emit(SourcesEvent(content=sources))
     dumped = [s.model_dump() for s in sources]
     return {
