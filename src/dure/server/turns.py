@@ -1,14 +1,12 @@
 """Running turns: journaled, one at a time per thread, crash-safe, independent of the client.
 
-A turn runs in its own task and keeps every event it produced, so a client whose connection
-drops can reattach and read on from where it was. A turn can be stopped (`Turns.stop`): its
-model call halts at once, and the turn is journaled `cancelled` with a note, its writes rolled
-back. When its last client has left, a turn goes on for `server.detach_grace_seconds` (for a
-reattach) and is then stopped. Each turn starts from its thread's head (the checkpoint of the
-last completed turn) and only a completed turn moves the head. A turn whose worker died
-(killed, crashed) is found by the next reader of its thread: it is marked `interrupted` and the
-writes it left on the head are dropped, so the thread reads exactly as after its last
-completed turn.
+A turn runs in its own task as a `RunningTurn` (dure.server.running), which keeps its events
+for clients that reattach and stops it once its clients have left. A stopped turn (on this
+worker or, through the journal, on another) is journaled `cancelled` with a note, its writes
+rolled back. Each turn starts from its thread's head (the checkpoint of the last completed
+turn) and only a completed turn moves the head. A turn whose worker died (killed, crashed) is
+found by the next reader of its thread: it is marked `interrupted` and the writes it left on
+the head are dropped, so the thread reads exactly as after its last completed turn.
 """
 
 from __future__ import annotations
@@ -19,18 +17,18 @@ import logging
 import os
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
 from typing import cast
 
 from dure.agent import AgentContext, AgentSpec, ChatMessage
 from dure.agents import get_agent
 from dure.errors import DureError, ErrorCode
-from dure.events import Done, ErrorEvent, Event, Tap, Token, stream_turn
+from dure.events import Done, ErrorEvent, Tap, Token, stream_turn
 from dure.llm import ModelSet
 from dure.server import checkpoints
 from dure.server.database import IntegrityError, Storage
 from dure.server.documents import agent_options
+from dure.server.running import CUT_OFF, STOPPED, RunningTurn
 from dure.server.store import (
     CANCELLED,
     DONE,
@@ -53,8 +51,6 @@ STOP_POLL_SECONDS = 0.5
 STALE_AFTER_SECONDS = 30.0
 #: Events kept per turn in the journal (thinking steps, tools, slots, audit) — a sanity cap.
 MAX_JOURNAL_EVENTS = 300
-CUT_OFF = "서버가 종료되어 답변이 중단되었습니다. 잠시 후 다시 보내 주세요."
-STOPPED = "답변을 중지했습니다."
 
 
 class TurnBusyError(DureError):
@@ -85,54 +81,6 @@ def _host() -> str:
     return f"{socket.gethostname()}/{namespace}"
 
 
-@dataclass
-class RunningTurn:
-    """A turn in progress: its journal row, every event it produced so far (`None` ends them),
-    and the clients that keep it going."""
-
-    turn: Turn
-    task: asyncio.Task[None] | None = None
-    seen: list[Event | None] = field(default_factory=list)
-    #: Why the turn was told to stop (None: it was not).
-    stopping: str | None = None
-    #: Its answer is complete and being journaled: too late to stop it.
-    finishing: bool = False
-    holders: int = 0
-    #: Called when the last client that holds the turn has left.
-    on_alone: Callable[[RunningTurn], None] | None = None
-    _more: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def add(self, event: Event | None) -> None:
-        """The turn's next event (`None`: there are no more)."""
-        self.seen.append(event)
-        self._more.set()
-        self._more = asyncio.Event()
-
-    async def events(self, start: int = 0, hold: bool = True) -> AsyncIterator[Event]:
-        """The turn's events from the `start`-th on, as they come, always ending with `done`
-        (also when the server cut it off). While a client that `hold`s reads them the turn
-        goes on; once the last one has left, it is stopped after a grace period."""
-        self.holders += hold
-        done = False
-        try:
-            while True:
-                while start >= len(self.seen):
-                    await self._more.wait()
-                event = self.seen[start]
-                start += 1
-                if event is None:
-                    break
-                done = done or isinstance(event, Done)
-                yield event
-        finally:
-            self.holders -= hold
-            if hold and not self.holders and self.seen[-1:] != [None] and self.on_alone:
-                self.on_alone(self)
-        if not done:  # the server is shutting down under this turn
-            yield ErrorEvent(code=ErrorCode.INTERRUPTED, content=CUT_OFF)
-            yield Done(content=CUT_OFF)
-
-
 class Turns:
     """Starts, journals, watches and recovers turns for one server process."""
 
@@ -151,7 +99,6 @@ class Turns:
         self._running: dict[str, RunningTurn] = {}
         self._heartbeat: asyncio.Task[None] | None = None
         self._watch: asyncio.Task[None] | None = None
-        self._graces: dict[str, asyncio.Task[None]] = {}  # by turn: the grace of a left turn
 
     # -- lifecycle
 
@@ -165,8 +112,6 @@ class Turns:
         for task in (self._heartbeat, self._watch):
             if task:
                 task.cancel()
-        for task in list(self._graces.values()):
-            task.cancel()
         for running in list(self._running.values()):
             if running.task:
                 running.task.cancel()
@@ -194,14 +139,14 @@ class Turns:
                 continue
             for turn_id in asked:
                 if running := self._running.get(turn_id):
-                    self.stop(running)
+                    running.stop()
 
     async def request_stop(self, turn: Turn) -> bool:
         """Stop a running turn on whichever worker runs it: here at once, elsewhere through
         the journal (that worker looks every `STOP_POLL_SECONDS`); False when it is not
         running."""
         if running := self._running.get(turn.id):
-            self.stop(running)
+            running.stop()
             return True
         return await self.store.request_stop(turn.id)
 
@@ -296,7 +241,7 @@ class Turns:
         if previous_turn is None:
             previous_turn = await self._stopped_exchange(thread.id)
         turn = await self._journal(thread.id, message, head)
-        running = RunningTurn(turn, on_alone=self._alone)
+        running = RunningTurn(turn, self.settings.server.detach_grace_seconds)
         self._running[turn.id] = running
         running.task = asyncio.create_task(
             self._run(running, agent, ctx, tap=tap, previous_turn=previous_turn)
@@ -358,13 +303,6 @@ class Turns:
         """The turn this process runs on the thread right now, if any."""
         return next((r for r in self._running.values() if r.turn.thread_id == thread_id), None)
 
-    def stop(self, running: RunningTurn, why: str = STOPPED) -> None:
-        """Stop a turn now: its model call halts at once, and it ends as `cancelled` (its
-        clients get an `error` with code `cancelled` and a `done` saying `why`)."""
-        if running.task is not None and running.stopping is None and not running.finishing:
-            running.stopping = why
-            running.task.cancel()
-
     async def ended(self, turn: Turn) -> Turn:
         """`turn` once it has ended, on whichever worker runs it (read from the journal)."""
         if (running := self._running.get(turn.id)) and running.task:
@@ -373,27 +311,6 @@ class Turns:
             await asyncio.sleep(STOP_POLL_SECONDS)
             await self.recover(turn.thread_id)  # a dead worker's turn ends as interrupted
         return now or turn
-
-    def _alone(self, running: RunningTurn) -> None:
-        """The last client of a turn left: stop it unless one comes back within the grace."""
-
-        async def grace() -> None:
-            await asyncio.sleep(self.settings.server.detach_grace_seconds)
-            if not running.holders:
-                log.info("turn %s: its client left; stopped", running.turn.id)
-                self.stop(running)
-
-        # From the last leave: a client that came back and left again restarts the grace.
-        key = running.turn.id
-        if earlier := self._graces.get(key):
-            earlier.cancel()
-        self._graces[key] = task = asyncio.create_task(grace())
-
-        def forget(done: asyncio.Task[None]) -> None:
-            if self._graces.get(key) is done:
-                del self._graces[key]
-
-        task.add_done_callback(forget)
 
     async def _run(
         self,

@@ -30,9 +30,10 @@ from dure.server.protocol import threads, wire
 from dure.server.protocol.assistants import find_agent
 from dure.server.protocol.stream import Encoder, Feed, graph_modes, requested
 from dure.server.routes.threads import check_message, delete_thread, owned_thread
+from dure.server.running import RunningTurn
 from dure.server.sse import frame, sse_response
 from dure.server.store import DONE, Store, Thread, Turn
-from dure.server.turns import RunningTurn, Turns
+from dure.server.turns import Turns
 from dure.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -15,9 +15,10 @@ from dure.events import Done, Event, Token
 from dure.server.deps import Owner, SettingsDep, StoreDep, TurnsDep
 from dure.server.documents import check_options, find_article
 from dure.server.history import thread_view
+from dure.server.running import RunningTurn
 from dure.server.sse import frame, sse_response
 from dure.server.store import Store, Thread
-from dure.server.turns import RunningTurn, TurnBusyError, Turns
+from dure.server.turns import TurnBusyError, Turns
 from dure.settings import Settings
 
 router = APIRouter(tags=["threads"])
