@@ -24,16 +24,13 @@ import json
 import os
 import statistics
 import tempfile
-import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from benchmarks._turns import timed_turn
 from dure.agent import AgentContext
-from dure.agents import get_agent
-from dure.events import stream_turn
 from dure.llm import ModelSet
 from dure.settings import Settings
 
@@ -57,40 +54,6 @@ FLOOR_CITED = 0.85
 
 def _load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-
-
-async def _turn(ctx: AgentContext, agent: str, message: str) -> dict[str, Any]:
-    started = time.perf_counter()
-    first: dict[str, float] = {}
-    tools = errors = 0
-    done: Any = None
-    async for event in stream_turn(get_agent(agent), ctx, uuid.uuid4().hex, message):
-        now = time.perf_counter() - started
-        first.setdefault(event.type, now)
-        tools += event.type == "tool_selected"
-        errors += event.type == "error"
-        if event.type == "done":
-            done = event
-    usage = done.usage
-    return {
-        "seconds": round(time.perf_counter() - started, 2),
-        "first_sources_s": round(first["sources"], 2) if "sources" in first else None,
-        "first_token_s": round(first["token"], 2) if "token" in first else None,
-        "llm_calls": usage.llm_calls,
-        "by_node": {
-            node: {
-                "calls": n.llm_calls,
-                "prompt": n.prompt_tokens,
-                "completion": n.completion_tokens,
-                "seconds": round(n.latency_ms / 1000, 2),
-            }
-            for node, n in usage.by_node.items()
-        },
-        "errors": errors,
-        "tool_selections": tools,
-        "cited": [s.article_no for s in done.sources if s.kind == "contract" and s.article_no],
-        "answer": done.content,
-    }
 
 
 def _contract_ok(q: dict[str, Any], row: dict[str, Any]) -> bool:
@@ -140,7 +103,11 @@ async def _run(settings: Settings, agents: list[str]) -> dict[str, Any]:
                         "collection": f"latency-{q['contract']}",
                     }
                     ctx = AgentContext(settings, models, InMemorySaver(), options)
-                    row = {"id": q["id"], "kind": q["kind"], **await _turn(ctx, agent, q["query"])}
+                    row = {
+                        "id": q["id"],
+                        "kind": q["kind"],
+                        **await timed_turn(ctx, agent, q["query"]),
+                    }
                     row["ok"] = _contract_ok(q, row)
                     rows.append(row)
                     print(f"  {agent}/{name} {q['id']} {row['seconds']:6.1f}s ok={row['ok']}")
@@ -149,7 +116,7 @@ async def _run(settings: Settings, agents: list[str]) -> dict[str, Any]:
             ctx = AgentContext(settings, models, InMemorySaver(), {})
             rows = []
             for message in OTHER_AGENTS[agent]:
-                rows.append({"query": message, **await _turn(ctx, agent, message)})
+                rows.append({"query": message, **await timed_turn(ctx, agent, message)})
                 print(f"  {agent} {rows[-1]['seconds']:6.1f}s {message}")
             results[agent] = {"summary": _summary(rows), "rows": rows}
     return results

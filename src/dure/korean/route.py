@@ -109,7 +109,7 @@ _CODE = re.compile(r"파이썬|python|코드|프로그램|스크립트", re.IGNO
 # Weather and web search likewise: unbound, the model wrote a forecast or a definition from
 # memory (measured: "서울의 현재 날씨는 … 25°C입니다." with no weather key).
 _WEATHER = re.compile(r"날씨|기온|미세\s*먼지|일기\s*예보|강수")
-_SEARCH = re.compile(r"검색해|검색\s*좀|검색\s*후|찾아\s*봐|찾아\s*줘|구글링|서치해")
+_SEARCH = re.compile(r"검색\s*(?:해|하고|하여|좀|후)|찾아\s*(?:봐|줘|서)|구글링|서치\s*해")
 
 
 def tool_hint(question: str) -> str | None:

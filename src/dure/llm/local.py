@@ -11,7 +11,7 @@ chat template. Structured output and tool calls are decoded under a JSON schema 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -37,6 +37,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from dure.llm.answer import loop_start
 from dure.llm.cache import SQLiteLLMCache
 from dure.llm.constrained import (
     AnswerStream,
@@ -217,7 +218,7 @@ class LocalChatModel(BaseChatModel):
             stop=list(stop or []),
         )
 
-    def _pieces(self, req: _Request, stop: Stop | None) -> Iterator[str | _TokenCounts | _Queued]:
+    def _pieces(self, req: _Request, stop: Stop | None) -> Generator[str | _TokenCounts | _Queued]:
         """Generated text pieces, then one dict with the token counts; before them, while the
         call waits for the model, how many are ahead whenever that changes. A set `stop` ends
         it early, with no counts."""
@@ -283,9 +284,10 @@ class LocalChatModel(BaseChatModel):
         req = self._request(messages, stop, kwargs)
         plan = req.plan
         answer = AnswerStream() if plan is not None and plan.mode == "auto" else None
-        raw = ""
+        raw = shown = ""
         counts: _TokenCounts = {"input_tokens": 0, "output_tokens": 0}
-        for piece in self._pieces(req, cancel):
+        pieces = self._pieces(req, cancel)
+        for piece in pieces:
             if isinstance(piece, _Queued):
                 yield piece
                 continue
@@ -296,6 +298,11 @@ class LocalChatModel(BaseChatModel):
             text = piece if plan is None else answer.feed(piece) if answer else ""
             if text:
                 yield ChatGenerationChunk(message=AIMessageChunk(content=text))
+                shown += text
+                if (answer or not req.constrained) and loop_start(shown) is not None:
+                    # Prose that repeats itself only gets longer: stop decoding here.
+                    pieces.close()
+                    break
         if cancel is not None and cancel.is_set():
             return  # stopped: nobody reads the rest
         tool_chunks: list[ToolCallChunk] = []

@@ -77,6 +77,7 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("지금 서울 날씨 어때?", "get_weather"),
         ("내일 부산 기온 알려줘", "get_weather"),
         ("LangGraph가 뭔지 검색해서 요약해줘", "web_search"),
+        ("LangGraph가 뭔지 검색하고 요약해줘", "web_search"),
         ("날씨 검색해줘", None),  # two tools: the model chooses
         ("회사 근처 날씨", None),  # documents first
     ],

@@ -231,3 +231,22 @@ def test_the_factory_configures_the_model_from_settings(settings, monkeypatch, t
     model = local_chat_model(s, "smart")
     assert (model.model_path, model.n_ctx, model.temperature) == (str(s.model_path), 2048, 0.0)
     assert model.sha256 == DEFAULT_MODEL_SHA256
+
+
+def test_prose_that_repeats_itself_stops_decoding():
+    sentence = "이 조항은 계약 체결일로부터 14일 이내에 선급금을 지급하도록 정합니다. "
+    looping = FakeLocal(replies=[sentence * 20, '{"answer": "' + sentence * 20 + '"}'])
+    text = looping.invoke("제5조?").content
+    assert sentence.strip() in text and len(text) < 4 * len(sentence)  # not 20 times
+    # The same inside a tool-capable call's answer: what was shown is kept.
+    answer = looping.bind_tools([get_weather]).invoke("제5조?").content
+    assert len(answer) < 4 * len(sentence)
+
+
+def test_structured_replies_are_never_cut_for_repeating():
+    steps = ", ".join('{"tool": "web_search", "input": "서울 날씨 검색 결과 요약"}' for _ in range(4))
+    reply = '{"plan": [' + steps + "]}"
+    schema = {"type": "object", "properties": {"plan": {"type": "array"}}}
+    model = FakeLocal(replies=[reply])
+    out = model.invoke("계획", response_format={"type": "json_object", "schema": schema})
+    assert out.content == reply

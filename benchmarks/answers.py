@@ -1,0 +1,180 @@
+"""Answer quality on the default local model: grounded, complete, Korean, honest when a tool fails.
+
+Contract questions (blind: `benchmarks/data/answers/contract_questions.jsonl`, written without
+sight of the code; dev: the team's `benchmarks/data/latency/contract_dev.jsonl` questions that
+carry keywords) run on the contract agent; tool-failure requests (blind:
+`benchmarks/data/answers/tool_failures.jsonl`; dev: `DEV_FAILURES` below) on the assistant and
+plan-then-execute agents with no keys and no network. Per set:
+
+- keyword coverage: gold keywords (any listed form) present in the answer;
+- citation rate: every gold article cited (out-of-scope: refused without a tool);
+- invented-number rate: answers with a figure no source, question or tool output holds;
+- looping rate, Korean rate (Hangul share of letters ≥ 0.5), answer length (characters);
+- honest-failure rate: a failure case admits it and says nothing forbidden; a control answers.
+
+`DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
+questions per set (the full blind run is ≈ 80 local-model turns).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from benchmarks._turns import timed_turn
+from dure.agent import AgentContext
+from dure.korean.figures import unsupported
+from dure.llm import ModelSet
+from dure.llm.answer import loop_start
+from dure.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data"
+CONTRACTS = ROOT / "examples" / "contracts"
+STANDARD = ROOT / "examples" / "standard" / "software_dev_standard.md"
+CONTRACT_SETS = {
+    "dev": DATA / "latency" / "contract_dev.jsonl",
+    "blind": DATA / "answers" / "contract_questions.jsonl",
+}
+DEV_FAILURES = [
+    {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},
+    {
+        "agent": "pte",
+        "query": "LangGraph가 뭔지 검색하고 요약해줘",
+        "must_admit": True,
+        "forbidden": [],
+    },
+    {"agent": "assistant", "query": "회사 휴가 정책이 뭐야?", "must_admit": True, "forbidden": []},
+    {"agent": "assistant", "query": "12 곱하기 34는?", "must_admit": False, "forbidden": []},
+]
+ADMITS = re.compile(r"확인하지 못|찾아볼 수 없|할 수 없|없습니다|없어|실패|알 수 없|못했")
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def _limit(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    n = int(os.environ.get("DURE_BENCH_ANSWERS_LIMIT") or 0)
+    return rows[:n] if n else rows
+
+
+def _korean(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    hangul = [c for c in letters if "가" <= c <= "힣"]
+    return not letters or len(hangul) / len(letters) >= 0.5
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _contract_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
+    answer = r["answer"]
+    found = [any(_squash(k) in _squash(answer) for k in forms) for forms in q.get("keywords", [])]
+    gold = {_squash(a) for a in q["gold_articles"]}
+    cited = gold <= {_squash(a) for a in r["cited"]} if gold else r["tool_selections"] == 0
+    invented = bool(unsupported(answer, [*r["source_texts"], q["query"]])) if gold else False
+    return {
+        "keywords": (sum(found), len(found)),
+        "cited": cited,
+        "invented": invented,
+        "looping": loop_start(answer) is not None,
+        "korean": _korean(answer),
+        "chars": len(answer),
+    }
+
+
+def _failure_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
+    answer = r["answer"]
+    admits = bool(ADMITS.search(answer))
+    clean = not any(f and f in answer for f in q.get("forbidden") or [])
+    honest = (admits and clean) if q["must_admit"] else bool(answer.strip()) and clean
+    return {
+        "honest": honest,
+        "looping": loop_start(answer) is not None,
+        "korean": _korean(answer),
+        "chars": len(answer),
+    }
+
+
+def _rate(rows: list[dict[str, Any]], key: str) -> float:
+    return round(sum(bool(r[key]) for r in rows) / len(rows), 3) if rows else 0.0
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": len(rows)}
+    if rows and "keywords" in rows[0]:
+        hit = sum(r["keywords"][0] for r in rows)
+        total = sum(r["keywords"][1] for r in rows)
+        out["keyword_coverage"] = round(hit / total, 3) if total else None
+        out["citation_rate"] = _rate(rows, "cited")
+        out["invented_number_rate"] = _rate(rows, "invented")
+    if rows and "honest" in rows[0]:
+        out["honest_rate"] = _rate(rows, "honest")
+    out["looping_rate"] = _rate(rows, "looping")
+    out["korean_rate"] = _rate(rows, "korean")
+    out["chars_p50"] = statistics.median(r["chars"] for r in rows) if rows else 0
+    out["seconds_p50"] = statistics.median(r["seconds"] for r in rows) if rows else 0
+    return out
+
+
+async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
+    models = ModelSet(settings)
+    results: dict[str, Any] = {}
+    if "contract" in parts:
+        for name, path in CONTRACT_SETS.items():
+            rows = []
+            for q in _limit([q for q in _load(path) if "keywords" in q or name == "blind"]):
+                options = {
+                    "contract": CONTRACTS / f"{q['contract']}.md",
+                    "standard": STANDARD,
+                    "collection": f"answers-{q['contract']}",
+                }
+                ctx = AgentContext(settings, models, InMemorySaver(), options)
+                r = await timed_turn(ctx, "contract", q["query"])
+                rows.append(
+                    {
+                        "id": q["id"],
+                        **_contract_row(q, r),
+                        "seconds": r["seconds"],
+                        "answer": r["answer"],
+                    }
+                )
+                print(f"  contract/{name} {q['id']} {r['seconds']:5.1f}s {rows[-1]['keywords']}")
+            results[f"contract/{name}"] = {"summary": _summary(rows), "rows": rows}
+    if "failures" in parts:
+        sets = {"dev": DEV_FAILURES, "blind": _load(DATA / "answers" / "tool_failures.jsonl")}
+        for name, cases in sets.items():
+            rows = []
+            for q in _limit(cases):
+                ctx = AgentContext(settings, models, InMemorySaver(), {})
+                r = await timed_turn(ctx, q["agent"], q["query"])
+                row = {"id": q.get("id", q["query"]), **_failure_row(q, r), "seconds": r["seconds"]}
+                rows.append({**row, "answer": r["answer"]})
+                print(f"  failures/{name} {row['id']} {r['seconds']:5.1f}s honest={row['honest']}")
+            results[f"failures/{name}"] = {"summary": _summary(rows), "rows": rows}
+    return results
+
+
+def run() -> dict[str, Any]:
+    """Run the sets on the local model with the LLM cache off; print one line per set."""
+    parts = os.environ.get("DURE_BENCH_ANSWERS", "contract,failures").split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=tmp, enable_cache=False)
+        results = asyncio.run(_run(settings, [p.strip() for p in parts]))
+    for name, r in results.items():
+        print(f"{name:18} {json.dumps(r['summary'], ensure_ascii=False)}")
+    return {"sets": results}
+
+
+if __name__ == "__main__":
+    run()
