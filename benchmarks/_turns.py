@@ -1,14 +1,27 @@
-"""One turn of any agent on the local model, timed and summarised (for latency and answers)."""
+"""One turn of any agent on the local model, timed and summarised, and the question sets'
+places (for the latency and answers benchmarks)."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 from dure.agent import AgentContext
 from dure.agents import get_agent
 from dure.events import stream_turn
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data"
+CONTRACTS = ROOT / "examples" / "contracts"
+STANDARD = ROOT / "examples" / "standard" / "software_dev_standard.md"
+
+
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    """One JSON object a line."""
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
 async def timed_turn(ctx: AgentContext, agent: str, message: str) -> dict[str, Any]:

@@ -24,22 +24,17 @@ import os
 import re
 import statistics
 import tempfile
-from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from benchmarks._turns import timed_turn
+from benchmarks._turns import CONTRACTS, DATA, STANDARD, load_jsonl, timed_turn
 from dure.agent import AgentContext
 from dure.korean.figures import unsupported
 from dure.llm import ModelSet
 from dure.llm.answer import loop_start
 from dure.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "benchmarks" / "data"
-CONTRACTS = ROOT / "examples" / "contracts"
-STANDARD = ROOT / "examples" / "standard" / "software_dev_standard.md"
 CONTRACT_SETS = {
     "dev": DATA / "latency" / "contract_dev.jsonl",
     "blind": DATA / "answers" / "contract_questions.jsonl",
@@ -56,10 +51,6 @@ DEV_FAILURES = [
     {"agent": "assistant", "query": "12 곱하기 34는?", "must_admit": False, "forbidden": []},
 ]
 ADMITS = re.compile(r"확인하지 못|찾아볼 수 없|할 수 없|없습니다|없어|실패|알 수 없|못했")
-
-
-def _load(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
 def _limit(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -133,7 +124,7 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
     if "contract" in parts:
         for name, path in CONTRACT_SETS.items():
             rows = []
-            for q in _limit([q for q in _load(path) if "keywords" in q or name == "blind"]):
+            for q in _limit([q for q in load_jsonl(path) if "keywords" in q or name == "blind"]):
                 options = {
                     "contract": CONTRACTS / f"{q['contract']}.md",
                     "standard": STANDARD,
@@ -152,7 +143,7 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
                 print(f"  contract/{name} {q['id']} {r['seconds']:5.1f}s {rows[-1]['keywords']}")
             results[f"contract/{name}"] = {"summary": _summary(rows), "rows": rows}
     if "failures" in parts:
-        sets = {"dev": DEV_FAILURES, "blind": _load(DATA / "answers" / "tool_failures.jsonl")}
+        sets = {"dev": DEV_FAILURES, "blind": load_jsonl(DATA / "answers" / "tool_failures.jsonl")}
         for name, cases in sets.items():
             rows = []
             for q in _limit(cases):

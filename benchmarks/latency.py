@@ -24,20 +24,15 @@ import json
 import os
 import statistics
 import tempfile
-from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from benchmarks._turns import timed_turn
+from benchmarks._turns import CONTRACTS, DATA, STANDARD, load_jsonl, timed_turn
 from dure.agent import AgentContext
 from dure.llm import ModelSet
 from dure.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "benchmarks" / "data"
-CONTRACTS = ROOT / "examples" / "contracts"
-STANDARD = ROOT / "examples" / "standard" / "software_dev_standard.md"
 SETS = {
     "dev": DATA / "latency" / "contract_dev.jsonl",
     "blind": DATA / "answers" / "latency_contract.jsonl",
@@ -50,10 +45,6 @@ OTHER_AGENTS: dict[str, list[str]] = {
 FLOOR_MEDIAN_S = 30.0
 FLOOR_MAX_S = 90.0
 FLOOR_CITED = 0.85
-
-
-def _load(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
 def _contract_ok(q: dict[str, Any], row: dict[str, Any]) -> bool:
@@ -96,7 +87,7 @@ async def _run(settings: Settings, agents: list[str]) -> dict[str, Any]:
                 if not path.exists():
                     continue
                 rows = []
-                for q in _load(path):
+                for q in load_jsonl(path):
                     options = {
                         "contract": CONTRACTS / f"{q['contract']}.md",
                         "standard": STANDARD,

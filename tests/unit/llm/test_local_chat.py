@@ -244,7 +244,9 @@ def test_prose_that_repeats_itself_stops_decoding():
 
 
 def test_structured_replies_are_never_cut_for_repeating():
-    steps = ", ".join('{"tool": "web_search", "input": "서울 날씨 검색 결과 요약"}' for _ in range(4))
+    steps = ", ".join(
+        '{"tool": "web_search", "input": "서울 날씨 검색 결과 요약"}' for _ in range(4)
+    )
     reply = '{"plan": [' + steps + "]}"
     schema = {"type": "object", "properties": {"plan": {"type": "array"}}}
     model = FakeLocal(replies=[reply])
