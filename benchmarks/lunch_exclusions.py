@@ -1,0 +1,514 @@
+"""Lunch exclusions on the frozen blind set (`benchmarks/data/lunch_blind/`, issue 19): what
+the rules read, and whether the dishes the tasks agent names respect every stated exclusion.
+
+Measured only: nothing in the agent's rules, banks or tables is changed for this set.
+
+1. Reading (rules, no model): the exclusions `parse_slots` (the shipped reader,
+   `dure.korean.slots.diet`, as the agent's planner calls it) finds in each request, mapped to
+   the set's labels by `READER_TO_LABEL` below; a label the reader has no word for counts as
+   missed, and a word the mapping gives no label counts as a false positive. Precision, recall
+   and exact match per request and per label; beside them, what the filter makes of the reading:
+   a gold label is *covered* when the shipped filter (`dishes.allowed`) with the reader's
+   exclusions removes every dish of the table that breaks it (`breaks` below), and an excluded
+   food the parser took for a wish (the `cuisine` slot: "짜장면만 빼고" → 짜장면) is *inverted*.
+2. End to end: each request is a new thread of the tasks agent through `stream_turn` (the CLI's
+   path), its clock pinned to the request's `now`. A follow-up question is answered only with
+   the request's own words for the slots the question asks for (`ANSWERS`: each one a substring
+   of its request), at most once a slot; a question about a slot already answered, or one the
+   request has no words for, ends the thread as "asked". Every dish of `dishes.json` the final
+   answer names (longest names first, none counted inside a longer one) must break none of the
+   gold labels; the answer's own echo of the exclusions ("(제외: 마라탕)") and the catalogue's
+   restaurant names ("세종 짬뽕집") are not dishes named.
+
+Modes (`DURE_BENCH_LUNCH_MODEL=none,local`, default both): `none` — every model call raises a
+connection error (the agent's documented no-model path: rule question, rule order, the workers'
+summary as the answer); `local` — the default local model (`DURE_LOCAL__PATH`), cache off.
+`DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests. Places come from the shipped sample
+catalogue (`tasks.place_search=sample`), so a request outside its areas is asked again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import tempfile
+import time
+import uuid
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from benchmarks._turns import DATA, load_jsonl
+from dure.agent import AgentContext
+from dure.agents import get_agent
+from dure.agents.tasks.catalogue import restaurants
+from dure.agents.tasks.dishes import Dish, allowed, dishes
+from dure.agents.tasks.intents import LUNCH
+from dure.events import stream_turn
+from dure.korean.slots.diet import EXCLUSIONS
+from dure.korean.slots.keywords import canonical_cuisine
+from dure.korean.slots.parser import parse_slots
+from dure.korean.time import as_seoul
+from dure.llm import ModelSet
+from dure.settings import Settings
+from dure.testing import Call, ScriptedChatModel
+
+SET = DATA / "lunch_blind" / "requests.jsonl"
+KINDS = ("한식", "중식", "일식", "양식", "분식", "아시안")
+
+# --- the mapping from the reader's and the table's vocabulary to the set's labels -----------
+
+#: Every word the reader (`diet.EXCLUSIONS` canonical words, negated foods), the dish table's
+#: allergens and its kinds can produce, → the set's label (None: the set has no label for it).
+#: Any other word is a food the user negated, → `메뉴:<word>`.
+READER_TO_LABEL: dict[str, str | None] = {
+    # diet.EXCLUSIONS: the reader's canonical words
+    "매운 음식": "매운 음식",
+    "고기": "고기",
+    "돼지고기": "돼지고기",
+    "쇠고기": "쇠고기",
+    "닭고기": "닭고기",
+    "해산물": "해산물",
+    "갑각류": "갑각류",
+    "견과류": "견과류",
+    "우유": "우유",
+    "난류": "난류",
+    "밀": "밀",
+    "대두": "대두",
+    "메밀": "메밀",
+    # the dish table's allergens
+    "새우": "새우",
+    "게": "게",
+    "생선": "생선",
+    "고등어": "생선",
+    "조개류": "조개류",
+    "땅콩": "땅콩",
+    "호두": "견과류",
+    "잣": "견과류",
+    "오징어": None,
+    "토마토": None,
+    "아황산류": None,
+    # the dish table's kinds ("고기" above)
+    **{kind: f"종류:{kind}" for kind in KINDS},
+    "샐러드": None,
+    # diets, should a negated food word carry one
+    "비건": "비건",
+    "채식": "채식",
+    "할랄": "할랄",
+}
+assert set(EXCLUSIONS) <= set(READER_TO_LABEL), "a reader word without a mapping"
+
+
+def to_label(word: str) -> str | None:
+    """The set's label for a word the reader gave."""
+    if word in READER_TO_LABEL:
+        return READER_TO_LABEL[word]
+    return f"메뉴:{word}"
+
+
+# --- what breaks a gold label (the dish table's fields) -------------------------------------
+
+MEAT = frozenset({"돼지고기", "쇠고기", "닭고기"})
+FISH = frozenset({"생선", "고등어"})
+SEAFOOD = FISH | {"새우", "게", "오징어", "조개류"}
+#: Gold label → the table's allergens that break it. 견과류 includes 땅콩 (a nut allergy is
+#: served no peanuts); 글루텐 is 밀 (the table lists 밀 for every wheat dish); 채식 is no meat,
+#: fish or other seafood; 비건 adds 우유 and 난류; 할랄 is no pork (the table has no alcohol).
+LABEL_ALLERGENS: dict[str, frozenset[str]] = {
+    "견과류": frozenset({"땅콩", "호두", "잣"}),
+    "땅콩": frozenset({"땅콩"}),
+    "갑각류": frozenset({"새우", "게"}),
+    "새우": frozenset({"새우"}),
+    "게": frozenset({"게"}),
+    "해산물": SEAFOOD,
+    "생선": FISH,
+    "조개류": frozenset({"조개류"}),
+    "고기": MEAT,
+    "돼지고기": frozenset({"돼지고기"}),
+    "쇠고기": frozenset({"쇠고기"}),
+    "닭고기": frozenset({"닭고기"}),
+    "우유": frozenset({"우유"}),
+    "난류": frozenset({"난류"}),
+    "밀": frozenset({"밀"}),
+    "대두": frozenset({"대두"}),
+    "메밀": frozenset({"메밀"}),
+    "글루텐": frozenset({"밀"}),
+    "비건": MEAT | SEAFOOD | {"우유", "난류"},
+    "채식": MEAT | SEAFOOD,
+    "할랄": frozenset({"돼지고기"}),
+}
+DIETS = {"비건", "채식", "할랄"}
+#: The table's scale: 0 안 매움 … 3 아주 매움 (`dishes.json` `_note`); anything above 0 is spicy.
+SPICY_FROM = 1
+
+
+def breaks(d: Dish, label: str) -> bool:
+    """The dish breaks the gold label (the set's meaning, by the table's fields)."""
+    if label == "매운 음식":
+        return d.spicy >= SPICY_FROM
+    if label.startswith("종류:"):
+        return d.category == label.removeprefix("종류:")
+    if label.startswith("메뉴:"):  # the dish named so, or a kind of it ("국밥" → 돼지국밥)
+        return label.removeprefix("메뉴:") in d.name
+    if label == "고기" and d.category == "고기":
+        return True
+    return bool(LABEL_ALLERGENS[label] & set(d.allergens))
+
+
+# --- 1. reading -------------------------------------------------------------------------------
+
+
+def _now(row: dict[str, Any]) -> datetime:
+    return as_seoul(datetime.fromisoformat(row["now"]))
+
+
+def _read(row: dict[str, Any]) -> dict[str, Any]:
+    parsed = parse_slots(row["request"], LUNCH, _now(row))
+    words = list(parsed.slots.get("exclusions") or [])
+    mapped = [to_label(w) for w in words]
+    found = {m for m in mapped if m is not None}
+    unlabelled = [w for w, m in zip(words, mapped, strict=True) if m is None]
+    gold = set(row["excluded"])
+    removed = {d.name for d in dishes()} - {d.name for d in allowed(dishes(), words)}
+    covered = {g for g in gold if all(d.name in removed for d in dishes() if breaks(d, g))}
+    needed = {d.name for d in dishes() if any(breaks(d, g) for g in gold)}
+    wish = parsed.slots.get("cuisine")
+    # a diet word as the wish ("비건이고") asks for what its exclusion does: not inverted
+    wish_labels = {to_label(wish), f"종류:{canonical_cuisine(wish)}"} - DIETS if wish else set()
+    hits, said = len(found & gold), len(found) + len(unlabelled)
+    return {
+        "id": row["id"],
+        "precision": round(hits / said, 3) if said else None,
+        "recall": round(hits / len(gold), 3),
+        "gold": sorted(gold),
+        "read": words,
+        "found": sorted(found),
+        "unlabelled": unlabelled,
+        "missed": sorted(gold - found),
+        "extra": sorted(found - gold) + [f"?{w}" for w in unlabelled],
+        "exact": found == gold and not unlabelled,
+        "covered": sorted(covered),
+        "safe": covered == gold,
+        "over_removed": len(removed - needed),
+        "wish": wish,
+        "inverted": sorted(gold & wish_labels),
+    }
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def reading() -> dict[str, Any]:
+    """The reader on every request of the set, against the gold labels."""
+    rows = [_read(r) for r in load_jsonl(SET)]
+    tp = sum(len(set(r["found"]) & set(r["gold"])) for r in rows)
+    predicted = sum(len(r["found"]) + len(r["unlabelled"]) for r in rows)
+    gold = sum(len(r["gold"]) for r in rows)
+    per_label: dict[str, Counter[str]] = {}
+    for r in rows:
+        for g in r["gold"]:
+            c = per_label.setdefault(g, Counter())
+            c["n"] += 1
+            c["dishes"] = sum(breaks(d, g) for d in dishes())
+            c["found"] += g in r["found"]
+            c["covered"] += g in r["covered"]
+            c["inverted"] += g in r["inverted"]
+        for e in r["extra"]:
+            per_label.setdefault(e, Counter())["extra"] += 1
+    no_word = sorted(
+        set(LABEL_ALLERGENS) - {READER_TO_LABEL[w] for w in EXCLUSIONS} | {"메뉴:*"},
+    )
+    summary = {
+        "n": len(rows),
+        "labels": gold,
+        "precision": _ratio(tp, predicted),
+        "recall": _ratio(tp, gold),
+        "exact": _ratio(sum(r["exact"] for r in rows), len(rows)),
+        # per request, averaged (a request with nothing read has no precision: left out)
+        "request_precision": _mean([r["precision"] for r in rows if r["precision"] is not None]),
+        "request_recall": _mean([r["recall"] for r in rows]),
+        "covered": _ratio(sum(len(r["covered"]) for r in rows), gold),
+        "safe": _ratio(sum(r["safe"] for r in rows), len(rows)),
+        "inverted": sum(len(r["inverted"]) for r in rows),
+        "over_removed_mean": round(sum(r["over_removed"] for r in rows) / len(rows), 1),
+        "labels_without_reader_word": no_word,
+    }
+    labels: dict[str, dict[str, Any]] = {
+        k: {
+            **c,
+            "recall": _ratio(c["found"], c["n"]),
+            "precision": _ratio(c["found"], c["found"] + c["extra"]),
+        }
+        for k, c in sorted(per_label.items())
+    }
+    return {
+        "summary": summary,
+        "per_label": labels,
+        "rows": rows,
+    }
+
+
+# --- 2. end to end ----------------------------------------------------------------------------
+
+#: The request's own words for each required slot (place, time, party): the only replies a
+#: follow-up question gets. Each one is a substring of its request.
+ANSWERS: dict[str, tuple[str, str, str]] = {
+    "x001": ("강남역 근처", "12시", "3명"),
+    "x002": ("판교 테크노밸리", "12시반", "둘이"),
+    "x003": ("부산 서면", "오늘 점심 1시쯤", "4명"),
+    "x004": ("여의도 IFC 근처", "오늘 12시", "혼밥"),
+    "x005": ("홍대입구역 근처", "12시 반", "5명"),
+    "x006": ("을지로3가 근처", "11시 50분", "2명"),
+    "x007": ("성수동", "오늘 1시", "셋이서"),
+    "x008": ("대전 둔산동", "12시", "4명"),
+    "x009": ("광화문역 근처", "12시 10분", "6명"),
+    "x010": ("잠실 롯데월드몰 근처", "오늘 점심 12시 반", "가족 4명"),
+    "x011": ("종로", "1시", "두 명"),
+    "x012": ("인천 송도 센트럴파크 근처", "12시", "3명"),
+    "x013": ("신촌역 근처", "12시30분", "둘이"),
+    "x014": ("구로디지털단지역 근처", "12시", "7명"),
+    "x015": ("대구 동성로", "1시쯤", "둘이"),
+    "x016": ("선릉역 근처", "11시 40분", "4명"),
+    "x017": ("광주 상무지구", "12시 반", "혼자"),
+    "x018": ("강남 신논현역 근처", "오늘 점심 12시", "5명"),
+    "x019": ("수원역 근처", "오늘 12시 반", "3명"),
+    "x020": ("마포 공덕역 근처", "12시", "2명"),
+    "x021": ("제주시 노형동", "12시", "3명"),
+    "x022": ("분당 정자동", "1시", "둘이서"),
+    "x023": ("여의도", "12시", "4명"),
+    "x024": ("삼성역 코엑스 근처", "12시 반", "8명"),
+    "x025": ("서울대입구역 샤로수길", "1시", "둘이"),
+    "x026": ("이태원", "12시 반", "3명"),
+    "x027": ("건대입구", "12시", "4명"),
+    "x028": ("울산 삼산동", "12시 20분", "두 명"),
+    "x029": ("가산디지털단지", "점심1시", "혼밥"),
+    "x030": ("청주 성안길 근처", "12시", "3명"),
+    "x031": ("강남역 11번출구 근처", "오늘 1시", "가족 5명"),
+    "x032": ("판교역", "12시 반", "6명"),
+    "x033": ("부산 해운대", "12시 반", "둘이서"),
+    "x034": ("시청역 근처", "12시 15분", "3명"),
+    "x035": ("목동 오목교역", "1시 반", "둘이"),
+    "x036": ("춘천 명동 근처", "12시", "둘이"),
+    "x037": ("성수역", "12시 반", "4명"),
+    "x038": ("역삼역", "12시 반", "3명"),
+}
+#: Budgets, for the requests whose words make the budget required ("예산").
+BUDGETS: dict[str, str] = {"x032": "인당 1만2천원"}
+MAX_REPLIES = 3
+
+
+def _replies(row: dict[str, Any]) -> dict[str, str]:
+    place, when, party = ANSWERS[row["id"]]
+    replies = {"location": place, "datetime": when, "party_size": party}
+    if row["id"] in BUDGETS:
+        replies["budget_per_person"] = BUDGETS[row["id"]]
+    for words in replies.values():
+        assert words in row["request"], f"{row['id']}: {words!r} is not the request's"
+    return replies
+
+
+_BY_LENGTH = sorted((d.name for d in dishes()), key=len, reverse=True)
+_DISH = re.compile("|".join(re.escape(n) for n in _BY_LENGTH))
+_ECHO = re.compile(r"\(제외: [^)]*\)")
+_RESTAURANTS = sorted({r.name for r in restaurants()}, key=len, reverse=True)
+
+
+def named_dishes(answer: str) -> list[str]:
+    """The table's dishes the answer names, in order, each once (longest names first)."""
+    text = _ECHO.sub(" ", answer)
+    for name in _RESTAURANTS:
+        text = text.replace(name, " ")
+    return list(dict.fromkeys(m.group(0) for m in _DISH.finditer(text)))
+
+
+def _by_name() -> dict[str, Dish]:
+    return {d.name: d for d in dishes()}
+
+
+async def _thread(
+    row: dict[str, Any], settings: Settings, models: ModelSet, agent: Any
+) -> dict[str, Any]:
+    options = {"now": _now(row).isoformat()}
+    ctx = AgentContext(settings, models, InMemorySaver(), options)
+    thread = uuid.uuid4().hex
+    replies, answered = _replies(row), set[str]()
+    message, said = row["request"], [row["request"]]
+    started = time.perf_counter()
+    calls = errors = 0
+    error_codes: list[str] = []
+    slots: dict[str, Any] = {}
+    while True:
+        done: Any = None
+        missing: list[str] = []
+        async for event in stream_turn(agent, ctx, thread, message):
+            if event.type == "slots":
+                missing, slots = list(event.missing), dict(event.content)
+            elif event.type == "error":
+                errors += 1
+                error_codes.append(str(event.code))
+            elif event.type == "done":
+                done = event
+        calls += done.usage.llm_calls
+        if not done.waiting:
+            outcome, asked = "answered", []
+            break
+        if (
+            not missing
+            or any(m not in replies or m in answered for m in missing)
+            or len(said) > MAX_REPLIES
+        ):
+            outcome, asked = "asked", missing
+            break
+        answered |= set(missing)
+        message = " ".join(replies[m] for m in missing)
+        said.append(message)
+    answer = done.content if outcome == "answered" else ""
+    table = _by_name()
+    named = named_dishes(answer)
+    violations = [
+        {"id": row["id"], "dish": n, "label": g}
+        for n in named
+        for g in row["excluded"]
+        if breaks(table[n], g)
+    ]
+    return {
+        "id": row["id"],
+        "excluded": row["excluded"],
+        "outcome": outcome,
+        "asked": asked,
+        "question": done.content if outcome == "asked" else "",
+        "said": said,
+        "slots": slots,
+        "answer": answer,
+        "dishes": named,
+        "violations": violations,
+        "respects": not violations,
+        "llm_calls": calls,
+        "errors": errors,
+        "error_codes": list(dict.fromkeys(error_codes)),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def _no_model(call: Call) -> BaseException:
+    return ConnectionError("no model reachable (benchmark mode none)")
+
+
+async def _end_to_end(
+    rows: list[dict[str, Any]], settings: Settings, models: ModelSet
+) -> list[dict[str, Any]]:
+    agent = get_agent("tasks")
+    out = []
+    for row in rows:
+        r = await _thread(row, settings, models, agent)
+        out.append(r)
+        bad = ", ".join(f"{v['dish']}⊥{v['label']}" for v in r["violations"])
+        print(
+            f"  {r['id']} {r['seconds']:6.1f}s {r['outcome']:8} "
+            f"{'asked ' + ','.join(r['asked']) if r['asked'] else ', '.join(r['dishes'][:6])}"
+            + (f"  VIOLATES {bad}" if bad else ""),
+            flush=True,
+        )
+    return out
+
+
+def end_to_end(mode: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every request as a new thread of the tasks agent, with or without a model."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), enable_cache=False)
+        settings.tasks.place_search = "sample"
+        if mode == "none":
+            models = ModelSet(settings, ScriptedChatModel(_no_model))
+        else:
+            models = ModelSet(settings)
+        quiet = logging.getLogger("dure")  # each no-model fallback logs a warning: counted instead
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            results = asyncio.run(_end_to_end(rows, settings, models))
+        finally:
+            quiet.setLevel(level)
+    n = len(results)
+    named = [r for r in results if r["dishes"]]
+    violations = [v for r in results for v in r["violations"]]
+    summary = {
+        "n": n,
+        "respect": _ratio(sum(r["respects"] for r in results), n),
+        "respect_named": _ratio(sum(r["respects"] for r in named), len(named)),
+        "named_dish": _ratio(len(named), n),
+        "answered": _ratio(sum(r["outcome"] == "answered" for r in results), n),
+        "asked": _ratio(sum(r["outcome"] == "asked" for r in results), n),
+        "asked_for": dict(Counter(m for r in results for m in r["asked"])),
+        "violations": len(violations),
+        "violated_labels": dict(Counter(v["label"] for v in violations)),
+        "errors": sum(r["errors"] for r in results),
+        "llm_calls": sum(r["llm_calls"] for r in results),
+        "seconds": round(time.perf_counter() - started, 1),
+        "p50_s": sorted(r["seconds"] for r in results)[n // 2] if n else None,
+    }
+    return {"summary": summary, "violations": violations, "rows": results}
+
+
+def run() -> dict[str, Any]:
+    """Reading on the whole set; end to end in the modes asked for; print both tables."""
+    read = reading()
+    s = read["summary"]
+    print(
+        f"reading (rules): n={s['n']} labels={s['labels']} precision={s['precision']} "
+        f"recall={s['recall']} (per request {s['request_precision']}/{s['request_recall']}) "
+        f"exact={s['exact']} covered={s['covered']} safe={s['safe']} "
+        f"inverted={s['inverted']} over-removed dishes/request={s['over_removed_mean']}"
+    )
+    print(f"  labels the reader has no word for: {', '.join(s['labels_without_reader_word'])}")
+    print(
+        f"  {'label':12} {'n':>3} {'found':>5} {'extra':>5} {'P':>5} {'R':>5} {'cover':>5} "
+        f"{'inv':>3} {'dishes':>6}"
+    )
+    for label, c in read["per_label"].items():
+        print(
+            f"  {label:12} {c.get('n', 0):>3} {c.get('found', 0):>5} {c.get('extra', 0):>5} "
+            f"{c['precision'] if c['precision'] is not None else '-':>5} "
+            f"{c['recall'] if c['recall'] is not None else '-':>5} {c.get('covered', 0):>5} "
+            f"{c.get('inverted', 0):>3} {c.get('dishes', '-'):>6}"
+        )
+    for r in read["rows"]:
+        if not r["exact"]:
+            print(
+                f"  {r['id']} gold={r['gold']} read={r['read']} missed={r['missed']} "
+                f"extra={r['extra']}" + (f" inverted={r['inverted']}" if r["inverted"] else "")
+            )
+    limit = int(os.environ.get("DURE_BENCH_LUNCH_LIMIT", "0") or 0)
+    rows = load_jsonl(SET)[: limit or None]
+    modes = [m.strip() for m in os.environ.get("DURE_BENCH_LUNCH_MODEL", "none,local").split(",")]
+    result: dict[str, Any] = {"reading": read, "end_to_end": {}}
+    for mode in [m for m in modes if m]:
+        if mode not in ("none", "local"):
+            raise ValueError(f"DURE_BENCH_LUNCH_MODEL: unknown mode {mode!r} (none, local)")
+        print(f"end to end, model={mode}:", flush=True)
+        e2e = end_to_end(mode, rows)
+        result["end_to_end"][mode] = e2e
+        t = e2e["summary"]
+        print(
+            f"  n={t['n']} respect={t['respect']} (among naming a dish {t['respect_named']}) "
+            f"named_dish={t['named_dish']} asked={t['asked']} {t['asked_for']} "
+            f"violations={t['violations']} errors={t['errors']} llm_calls={t['llm_calls']} "
+            f"{t['seconds']} s (p50 {t['p50_s']} s)"
+        )
+        for v in e2e["violations"]:
+            print(f"  violation {v['id']}: {v['dish']} breaks {v['label']}")
+    return result
+
+
+if __name__ == "__main__":
+    run()
