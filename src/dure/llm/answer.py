@@ -62,12 +62,15 @@ async def stream_answer(
     done = 0  # how much of `raw` went through `sentence`
     tags = [] if sentence else [ANSWER_TAG]
     bound = model.bind(max_tokens=max_tokens)
+    looped = False
     async for chunk in bound.astream(list(messages), config={"tags": tags}):
+        if looped:
+            continue  # read to the end (the local model has stopped), so usage is counted
         raw += chunk.text
         cut = loop_start(raw)
         if cut is not None:
-            raw = _keep(raw, cut)
-            break
+            raw, looped = _keep(raw, cut), True
+            continue
         if sentence:
             ends = [m.end() for m in _SENTENCE_BREAK.finditer(raw, done)]
             if ends:

@@ -32,9 +32,10 @@ def test_evaluator_and_answer_share_their_prompt_up_to_the_task(make_harness):
     h = make_harness({"evaluator": [SUFFICIENT], "respond": ["제7조에 따릅니다."]})
     h.turn("계약을 중간에 끝내려면 어떻게 해?")
     judged, answered = h.calls_by("evaluator")[0], h.calls_by("respond")[0]
-    assert judged.messages[0].content == answered.messages[0].content
-    shared = answered.messages[1].content.split("답하세요")[0].rsplit("질문:", 1)[0]
-    assert len(shared) > 100 and judged.messages[1].content.startswith(shared)
+    # System prompt, collected articles and question are one prefix; only the task differs.
+    assert [m.content for m in judged.messages[:2]] == [m.content for m in answered.messages[:2]]
+    assert "질문: 계약을 중간에 끝내려면" in answered.messages[1].content
+    assert judged.messages[2].content != answered.messages[2].content
 
 
 def test_parallel_tools_run_at_once(make_harness):

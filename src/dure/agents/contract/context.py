@@ -128,11 +128,12 @@ def answer_context(state: ContractState) -> str:
 
 def answer_messages(state: ContractState, task: str) -> list[BaseMessage]:
     """The evaluator's and respond's prompt: the same system prompt, collected information and
-    question (one prefix, evaluated once and reused from the prompt cache), then `task`."""
+    question (one prefix, evaluated once and reused from the prompt cache), then `task` as a
+    last system message (in the user's turn, a small model repeated it in its answer)."""
     user = prompts.ANSWER_USER.format(
-        context=answer_context(state), user_message=state["user_message"], task=task
+        context=answer_context(state), user_message=state["user_message"]
     )
-    return [SystemMessage(prompts.ANSWER_SYSTEM), HumanMessage(user)]
+    return [SystemMessage(prompts.ANSWER_SYSTEM), HumanMessage(user), SystemMessage(task)]
 
 
 def planner_messages(

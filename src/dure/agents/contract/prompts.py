@@ -67,9 +67,7 @@ ANSWER_SYSTEM = (
 ANSWER_USER = """수집된 정보:
 {context}
 
-질문: {user_message}
-
-{task}"""
+질문: {user_message}"""
 EVALUATOR_TASK = (
     "위 정보로 질문에 답할 수 있는지 평가하세요. 탐색한 항목: {explored}. 미탐색 항목: "
     "{unexplored}. 질문에 직접 답할 수 있으면 is_sufficient=true 입니다. 부족하면 무엇이 더 "
