@@ -25,7 +25,8 @@ _FRACTION = re.compile(rf"({_AMOUNT})\s*분\s*의\s*({_AMOUNT})")
 _PERCENT = re.compile(rf"({_NUM})\s*(?:%|퍼센트|프로)")
 _FIGURE = re.compile(_AMOUNT)
 _NOT_FIGURES = re.compile(
-    rf"제\s*{_NUM}\s*(?:조(?:\s*의\s*\d+)?|항|호|장|절)|{_NUM}\s*(?:조(?:의\s*\d+)?|항|호)(?![가-힣])"
+    rf"제\s*{_NUM}\s*(?:조(?:\s*의\s*\d+)?|항|호|장|절)"
+    rf"|{_NUM}\s*(?:조(?:\s*의\s*\d+)?(?!\s*[원억만])|항|호)"
     r"|^\s*\d+[.)]\s|[①-⑳]|[A-Za-z]+\d+|\d+[A-Za-z]+",
     re.MULTILINE,
 )

@@ -30,7 +30,12 @@ def test_an_invented_figure_is_caught():
 
 
 @pytest.mark.parametrize(
-    "text", ["제15조 제2항에 따라", "5조의2", "1. 선급금", "① 갑은", "천재지변", "A4 용지"]
+    "text",
+    ["제15조 제2항에 따라", "7조에 따르면", "5조의2", "1. 선급금", "① 갑은", "천재지변", "A4 용지"],
 )
 def test_labels_markers_and_words_are_not_figures(text):
     assert figures(text) == []
+
+
+def test_trillions_are_figures_not_articles():
+    assert [f.surface for f in figures("매출 5조 원")] == ["5"]
