@@ -9,7 +9,7 @@ plan-then-execute agents with no keys and no network. Per set:
 - keyword coverage: gold keywords (any listed form) present in the answer;
 - citation rate: every gold article cited (out-of-scope: refused without a tool);
 - invented-number rate: answers with a figure no source, question or tool output holds;
-- looping rate, Korean rate (Hangul share of letters ≥ 0.5), answer length (characters);
+- looping rate, Korean rate (`dure.llm.answer.is_korean`), answer length (characters);
 - honest-failure rate: a failure case admits it and says nothing forbidden; a control answers.
 
 `DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
@@ -32,7 +32,7 @@ from benchmarks._turns import CONTRACTS, DATA, STANDARD, load_jsonl, timed_turn
 from dure.agent import AgentContext
 from dure.korean.figures import unsupported
 from dure.llm import ModelSet
-from dure.llm.answer import loop_start
+from dure.llm.answer import is_korean, loop_start
 from dure.settings import Settings
 
 CONTRACT_SETS = {
@@ -58,12 +58,6 @@ def _limit(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows[:n] if n else rows
 
 
-def _korean(text: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    hangul = [c for c in letters if "가" <= c <= "힣"]
-    return not letters or len(hangul) / len(letters) >= 0.5
-
-
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
@@ -79,7 +73,7 @@ def _contract_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
         "cited": cited,
         "invented": invented,
         "looping": loop_start(answer) is not None,
-        "korean": _korean(answer),
+        "korean": is_korean(answer),
         "chars": len(answer),
     }
 
@@ -92,7 +86,7 @@ def _failure_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     return {
         "honest": honest,
         "looping": loop_start(answer) is not None,
-        "korean": _korean(answer),
+        "korean": is_korean(answer),
         "chars": len(answer),
     }
 

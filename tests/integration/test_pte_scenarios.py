@@ -21,7 +21,7 @@ from dure.events import Done, ErrorEvent, Event, ToolResultEvent, stream_turn
 from dure.llm import ModelSet
 from dure.settings import PteSettings, Settings
 from dure.sources import Source
-from dure.tags import ANSWER_TAG, TOOL_LLM_TAG
+from dure.tags import TOOL_LLM_TAG
 from dure.testing import ScriptedChatModel
 from dure.tools.base import Tool, ToolRegistry, ToolResult
 from dure.tools.summarize import summarize_tool
@@ -155,7 +155,7 @@ async def test_scenario_1_one_tool(settings: Settings) -> None:
     assert done(events).content == "서울은 맑고 15°C입니다."
     assert [c.node for c in h.model.calls] == ["intent_classifier", "planner", "final_answer"]
     answer = h.model.calls[-1]
-    assert ANSWER_TAG in answer.tags and TOOL_RESULTS_MARK in answer.prompt
+    assert TOOL_RESULTS_MARK in answer.prompt
     assert "[검색] 서울 날씨" in answer.prompt  # the tool's output reached the answer
     assert [s.doc for s in done(events).sources] == ["검색: 서울 날씨"]
     assert "".join(e.content for e in events if e.type == "token") == done(events).content

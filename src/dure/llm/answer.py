@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, SystemMessage
 
 from dure.tags import ANSWER_TAG
 
@@ -81,3 +81,60 @@ async def stream_answer(
     if raw[done:].strip():
         kept += sentence(raw[done:])
     return kept.strip()
+
+
+#: The reminder for the second attempt, and the fixed answer when that one is not Korean either.
+KOREAN_AGAIN = "방금 답변은 한국어가 아니었습니다. 반드시 한국어로만 답하세요."
+NOT_KOREAN = "죄송합니다. 한국어로 답변을 만들지 못했습니다. 질문을 조금 바꾸어 다시 물어봐 주세요."
+
+
+def is_korean(text: str) -> bool:
+    """Half the words or more carry Hangul ("LangGraph는 LangChain 기반의 …" is Korean; names
+    in Latin letters do not make it English); text of fewer than three words passes."""
+    words = [w for w in text.split() if any(c.isalpha() for c in w)]
+    korean = sum(any("가" <= c <= "힣" for c in w) for w in words)
+    return len(words) < 3 or korean / len(words) >= 0.5
+
+
+class _Foreign(Exception):
+    """The answer opened in another language."""
+
+
+async def answer_in_kind(
+    question: str,
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    max_tokens: int,
+    show: Callable[[str], str],
+    notice: Callable[[str], None],
+) -> str:
+    """`stream_answer` a sentence at a time through `show`, in Korean when the question is.
+
+    A Korean question's answer that opens in another language is not shown: it is written once
+    more with a reminder (`notice` says so), then replaced by `NOT_KOREAN`. A later sentence in
+    another language is left out.
+    """
+    if not any("가" <= c <= "힣" for c in question):
+        return await stream_answer(model, messages, max_tokens, show)
+    shown = False
+
+    def korean_only(sentence: str) -> str:
+        nonlocal shown
+        if is_korean(sentence):
+            kept = show(sentence)
+            shown = shown or bool(kept.strip())
+            return kept
+        if not shown:
+            raise _Foreign
+        return ""
+
+    for reminder in ([], [SystemMessage(KOREAN_AGAIN)]):
+        try:
+            return await stream_answer(model, [*messages, *reminder], max_tokens, korean_only)
+        except _Foreign:
+            notice(
+                "다시 쓴 답변도 한국어가 아니어서 정해진 안내로 답합니다."
+                if reminder
+                else "답변이 한국어가 아니어서 다시 작성합니다."
+            )
+    return show(NOT_KOREAN)

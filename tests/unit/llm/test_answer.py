@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from langchain_core.messages import HumanMessage
 
-from dure.llm.answer import LOOP_SPAN, loop_start, stream_answer
+from dure.llm.answer import (
+    KOREAN_AGAIN,
+    LOOP_SPAN,
+    NOT_KOREAN,
+    answer_in_kind,
+    is_korean,
+    loop_start,
+    stream_answer,
+)
 from dure.testing import ScriptedChatModel
 
 SENTENCE = "이 조항은 계약 체결일로부터 14일 이내에 선급금을 지급하고, 검수 후 30일 이내에 잔금을 지급합니다. "
@@ -32,3 +40,48 @@ def test_repeated_short_phrases_and_rules_are_not_loops():
     assert loop_start(listing) is None
     assert loop_start("-" * (3 * LOOP_SPAN)) is None
     assert loop_start(SENTENCE * 2) is not None
+
+
+def _shown() -> tuple[list[str], list[str]]:
+    return [], []
+
+
+async def test_an_answer_that_opens_in_english_is_written_again_in_korean():
+    model = ScriptedChatModel(
+        ["I'm sorry, but I can't assist with that.", "죄송하지만 도와드릴 수 없습니다."]
+    )
+    shown, notes = _shown()
+    answer = await answer_in_kind(
+        "이거 해줘",
+        model,
+        [HumanMessage("이거 해줘")],
+        100,
+        lambda s: shown.append(s) or s,
+        notes.append,
+    )
+    assert answer == "죄송하지만 도와드릴 수 없습니다." and "sorry" not in "".join(shown)
+    assert notes == ["답변이 한국어가 아니어서 다시 작성합니다."]
+    assert model.calls[1].messages[-1].content == KOREAN_AGAIN
+
+
+async def test_twice_in_english_gives_the_fixed_korean_answer():
+    model = ScriptedChatModel(["The inspection is done by letter.", "It is sent by letter."])
+    shown, notes = _shown()
+    answer = await answer_in_kind(
+        "검수 결과는?",
+        model,
+        [HumanMessage("검수 결과는?")],
+        100,
+        lambda s: shown.append(s) or s,
+        notes.append,
+    )
+    assert answer == NOT_KOREAN and shown == [NOT_KOREAN] and len(notes) == 2
+
+
+async def test_korean_with_latin_names_and_english_questions_pass():
+    assert is_korean("LangGraph는 LangChain 기반의 상태 그래프 프레임워크입니다.")
+    model = ScriptedChatModel(["LangGraph is a graph framework."])
+    answer = await answer_in_kind(
+        "What is LangGraph?", model, [HumanMessage("What is LangGraph?")], 100, lambda s: s, print
+    )
+    assert answer == "LangGraph is a graph framework."

@@ -37,7 +37,7 @@ from dure.korean.followup import decide_followup
 from dure.korean.scope import decide_scope
 from dure.korean.text import korean_sentence
 from dure.llm import StructuredOutputError, agenerate_structured
-from dure.llm.answer import stream_answer
+from dure.llm.answer import answer_in_kind, stream_answer
 from dure.sources import Source
 from dure.tools import ToolRegistry, ToolResult
 
@@ -64,6 +64,10 @@ class Judgement(BaseModel):
     is_sufficient: bool
     reasoning: str = Field("", max_length=120, pattern=korean_sentence(120))  # one sentence
     missing_info: str | None = Field(None, max_length=120, pattern=korean_sentence(120))
+
+
+def _note(text: str) -> None:
+    emit(Thinking(step="respond", content=text))
 
 
 def _finish(text: str, error_code: ErrorCode | None = None) -> ContractState:
@@ -351,7 +355,11 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
         # Only figures the sources, the question or the previous turn hold reach the user.
         previous = [str(t["content"]) for t in state.get("previous_turn") or []]
         gate = Gate([s.text for s in retrieved] + [question] + previous)
-    answer = await stream_answer(deps.models("smart"), messages, RESPOND_MAX_TOKENS, gate)
+    model = deps.models("smart")
+    if gate is None:
+        answer = await stream_answer(model, messages, RESPOND_MAX_TOKENS)
+    else:
+        answer = await answer_in_kind(question, model, messages, RESPOND_MAX_TOKENS, gate, _note)
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
     if gate is not None:
         gate.report()

@@ -32,7 +32,7 @@ from dure.events import (
 from dure.korean.decision import decision_event
 from dure.korean.intent import decide_intent
 from dure.llm import StructuredOutputError
-from dure.tags import ANSWER_TAG
+from dure.llm.answer import answer_in_kind
 from dure.tools.approval import approve, policy
 from dure.untrusted import DATA_RULE, as_data
 
@@ -208,6 +208,19 @@ async def replanner(state: PTEState, *, deps: Deps) -> PTEState:
     return {"plan": plan, "replan_count": count + 1}
 
 
+#: The final answer's cap: a summary of the step results in a few sentences.
+FINAL_MAX_TOKENS = 400
+
+
+def _show(sentence: str) -> str:
+    emit(Token(content=sentence))
+    return sentence
+
+
+def _note(text: str) -> None:
+    emit(Thinking(step="final_answer", content=text))
+
+
 async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     """One streamed LLM call: tool results (FINAL_ANSWER_PROMPT) or plain conversation."""
     emit(Generating(content="답변을 작성하는 중입니다."))
@@ -234,8 +247,9 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
         *_chat_history(state.get("messages") or []),
         HumanMessage(state["input"]),
     ]
-    reply = await deps.models("smart").ainvoke(messages, config={"tags": [ANSWER_TAG]})
-    result = reply.text.strip()
+    result = await answer_in_kind(
+        state["input"], deps.models("smart"), messages, FINAL_MAX_TOKENS, _show, _note
+    )
     sources = step_sources(past)
     if sources:
         emit(SourcesEvent(content=sources))
