@@ -371,3 +371,26 @@ async def test_join_stream_reads_a_background_run_from_its_start(server) -> None
     assert len(tokens) > 1 and "".join(tokens) == answer
     only = [p async for p in c.runs.join_stream(tid, run["run_id"], stream_mode="values")]
     assert [p.event for p in only] == ["metadata", "end"]  # it has ended: nothing to replay
+
+
+async def test_the_sdk_may_take_the_servers_own_url(server) -> None:
+    url, (key, other) = server
+    root = url.removesuffix("/langgraph")
+    c = client(root, key)
+    assert {"contract", "assistant", "tasks", "pte"} <= {
+        a["graph_id"] for a in await c.assistants.search()
+    }
+    thread = await c.threads.create()
+    await c.runs.wait(thread["thread_id"], "assistant", input=HELLO)
+    state = await c.threads.get_state(thread["thread_id"])
+    assert state["values"]["messages"][-1]["content"] == REPLY
+    assert await c.threads.get_history(thread["thread_id"])
+    assert (await c.threads.get(thread["thread_id"]))["status"] == "idle"
+    with pytest.raises(NotFoundError):
+        await client(root, other).threads.get(thread["thread_id"])
+    # Dure's own thread API keeps its paths and shapes at the root.
+    async with httpx.AsyncClient(base_url=root, headers={"x-api-key": key}) as plain:
+        made = await plain.post("/threads", json={"agent": "assistant"})
+        assert made.status_code == 201 and made.json()["agent"] == "assistant"
+        listed = (await plain.get("/threads")).json()["threads"]
+        assert made.json()["id"] in {t["id"] for t in listed}

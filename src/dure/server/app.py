@@ -171,6 +171,7 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
+    app.add_middleware(protocol.SdkAtRoot)
     app.add_middleware(
         BodyLimits,
         default=settings.server.max_request_bytes,
