@@ -358,7 +358,7 @@ def test_stop_button_reattach_after_reload_and_place_in_line(
     page.reload()  # the answer goes on on the server; the page takes it up from its beginning
     expect(page.locator(".exchange")).to_have_count(3)
     last = page.locator(".exchange .answer").last
-    expect(last).to_contain_text("질문: 천천히 다시 알려 줘")
+    expect(last).to_contain_text("질문: 천천히 다시 알려 줘", timeout=30_000)  # a slow stream
     expect(last).to_contain_text("자세한 내용은 출처를 눌러 확인하세요.", timeout=30_000)
     expect(page.locator("#stop")).to_be_hidden()
     page.reload()  # the stopped one reads as it was

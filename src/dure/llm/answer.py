@@ -43,7 +43,8 @@ def _keep(text: str, cut: int) -> str:
     return text[: following.end() if following else cut].rstrip()
 
 
-_SENTENCE_BREAK = re.compile(r"[.!?](?=\s)|\n")
+#: Where a sentence ends: a full stop after a word (not a list marker such as "1."), or a line.
+_SENTENCE_BREAK = re.compile(r"(?<=[^\d\s])[.!?](?=\s)|\n")
 
 
 async def stream_answer(

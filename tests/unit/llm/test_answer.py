@@ -85,3 +85,12 @@ async def test_korean_with_latin_names_and_english_questions_pass():
         "What is LangGraph?", model, [HumanMessage("What is LangGraph?")], 100, lambda s: s, print
     )
     assert answer == "LangGraph is a graph framework."
+
+
+async def test_a_list_marker_is_not_a_sentence_of_its_own():
+    reply = "제5조는 세 번 나눠 지급합니다.\n1. 선급금: 14일 이내\n2. 잔금: 30일 이내"
+    seen: list[str] = []
+    kept = await stream_answer(
+        ScriptedChatModel([reply]), [HumanMessage("?")], 100, lambda s: seen.append(s) or s
+    )
+    assert kept == reply and "1." not in [s.strip() for s in seen]
