@@ -23,7 +23,8 @@ Measured only: nothing in the agent's rules, banks or tables is changed for this
 Modes (`DURE_BENCH_LUNCH_MODEL=none,local`, default both): `none` — every model call raises a
 connection error (the agent's documented no-model path: rule question, rule order, the workers'
 summary as the answer); `local` — the default local model (`DURE_LOCAL__PATH`), cache off.
-`DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests. Places come from the shipped sample
+`DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests; Ctrl-C during a mode keeps (and scores)
+the requests that finished. Places come from the shipped sample
 catalogue (`tasks.place_search=sample`), so a request outside its areas is asked again.
 """
 
@@ -408,9 +409,13 @@ async def _end_to_end(
     rows: list[dict[str, Any]], settings: Settings, models: ModelSet
 ) -> list[dict[str, Any]]:
     agent = get_agent("tasks")
-    out = []
+    out: list[dict[str, Any]] = []
     for row in rows:
-        r = await _thread(row, settings, models, agent)
+        try:
+            r = await _thread(row, settings, models, agent)
+        except asyncio.CancelledError:  # Ctrl-C: keep the requests that finished
+            print(f"  interrupted at {row['id']}: {len(out)} of {len(rows)} finished", flush=True)
+            break
         out.append(r)
         bad = ", ".join(f"{v['dish']}⊥{v['label']}" for v in r["violations"])
         print(
@@ -444,6 +449,7 @@ def end_to_end(mode: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     violations = [v for r in results for v in r["violations"]]
     summary = {
         "n": n,
+        "of": len(rows),
         "respect": _ratio(sum(r["respects"] for r in results), n),
         "respect_named": _ratio(sum(r["respects"] for r in named), len(named)),
         "named_dish": _ratio(len(named), n),
@@ -500,7 +506,7 @@ def run() -> dict[str, Any]:
         result["end_to_end"][mode] = e2e
         t = e2e["summary"]
         print(
-            f"  n={t['n']} respect={t['respect']} (among naming a dish {t['respect_named']}) "
+            f"  n={t['n']} (of {t['of']}) respect={t['respect']} (among naming a dish {t['respect_named']}) "
             f"named_dish={t['named_dish']} asked={t['asked']} {t['asked_for']} "
             f"violations={t['violations']} errors={t['errors']} llm_calls={t['llm_calls']} "
             f"{t['seconds']} s (p50 {t['p50_s']} s)"
