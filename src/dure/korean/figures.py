@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from dure.korean.numbers import SINO_DIGITS, sino_korean_number
 
-_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+# Possessive, and only from the start of a digit run: a long run of digits costs linear time.
+_NUM = r"(?<![\d.,])\d++(?:,\d{3})*+(?:\.\d+)?+"
 _SINO = "[" + "".join(SINO_DIGITS) + "십백천" + "]"
 # "1천", "2만 5천", "120만", "1억 2천만"; Sino-Korean only as money ("금 일억이천만원"), since
 # "이천" or "오만" are also words.
@@ -27,7 +28,7 @@ _FIGURE = re.compile(_AMOUNT)
 _NOT_FIGURES = re.compile(
     rf"제\s*{_NUM}\s*(?:조(?:\s*의\s*\d+)?|항|호|장|절)"
     rf"|{_NUM}\s*(?:조(?:\s*의\s*\d+)?(?!\s*[원억만])|항|호)"
-    r"|^\s*\d+[.)]\s|[①-⑳]|[A-Za-z]+\d+|\d+[A-Za-z]+",
+    r"|^\s*\d+[.)]\s|[①-⑳]|[A-Za-z]+\d+|(?<!\d)\d++[A-Za-z]+",
     re.MULTILINE,
 )
 _BIG_UNITS = {"억": 100_000_000, "만": 10_000}

@@ -39,3 +39,8 @@ def test_labels_markers_and_words_are_not_figures(text):
 
 def test_trillions_are_figures_not_articles():
     assert [f.surface for f in figures("매출 5조 원")] == ["5"]
+
+
+def test_a_long_run_of_digits_costs_linear_time():
+    # A pasted 20,000-digit message is one figure, read in one pass (it was quadratic: ~60 s).
+    assert len(figures("1" * 20_000 + " 원")) == 1
