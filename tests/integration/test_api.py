@@ -20,7 +20,9 @@ SOFTWARE = ROOT / "examples" / "contracts" / "software_dev.md"
 
 def test_run_stream_answers_as_the_seed_shows(settings: Settings) -> None:
     settings.search.store = "memory"
-    model = ScriptedChatModel(["제5조에 따르면 선급금 30퍼센트를 14일 이내에 지급합니다."])
+    model = ScriptedChatModel(
+        ["제5조에 따르면 선급금 30퍼센트를 14일 이내에 지급합니다. 잔금은 검수 후에 지급합니다."]
+    )
     events = list(
         dure.run_stream(
             agent="contract",
@@ -33,7 +35,7 @@ def test_run_stream_answers_as_the_seed_shows(settings: Settings) -> None:
     )
     text = "".join(e["content"] for e in events if e["type"] == "token")
     assert text.startswith("제5조에 따르면")
-    assert sum(isinstance(e, Token) for e in events) > 1  # streamed piece by piece
+    assert sum(isinstance(e, Token) for e in events) > 1  # streamed a sentence at a time
     sources = next(e for e in events if isinstance(e, SourcesEvent)).content
     assert [s.article_no for s in sources] == ["제5조"]
     done = events[-1]

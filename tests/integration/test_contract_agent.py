@@ -20,7 +20,7 @@ from dure.events import EvaluationResult, SourcesEvent, stream_turn
 from dure.llm import ModelSet
 from dure.persistence import open_checkpointer
 from dure.settings import Settings
-from dure.testing import ScriptedChatModel, tool_call
+from dure.testing import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[2]
 SOFTWARE = ROOT / "examples" / "contracts" / "software_dev.md"
@@ -56,7 +56,6 @@ async def test_by_number_on_a_sample_contract(keyword_settings):
 async def test_paraphrase_uses_real_search(keyword_settings):
     model = ScriptedChatModel(
         [
-            tool_call("hybrid_search", query="납품 지연 지체상금"),
             {"is_sufficient": True, "reasoning": "지체상금 조항 확인", "missing_info": None},
             "제15조(지체상금)에 따라 지체일수마다 지체상금을 냅니다.",
         ]
@@ -64,9 +63,10 @@ async def test_paraphrase_uses_real_search(keyword_settings):
     events = await run_turn(
         keyword_settings, model, "t", "개발이 늦어지면 벌금 같은 거 물어야 돼?", contract=SOFTWARE
     )
-    assert events[-1].usage.llm_calls == 3
+    # The first round searched the question by rule: evaluator and answer, no planner call.
+    assert events[-1].usage.llm_calls == 2
     assert [s.article_no for s in events[-1].sources] == ["제15조"]
-    assert "제15조 (지체상금)" in model.calls[1].prompt  # the evaluator saw the article
+    assert "제15조 (지체상금)" in model.calls[0].prompt  # the evaluator saw the article
 
 
 async def test_a_clear_search_lead_answers_without_the_evaluator(settings: Settings) -> None:
@@ -76,12 +76,7 @@ async def test_a_clear_search_lead_answers_without_the_evaluator(settings: Setti
     library = open_collection(
         f"lead{abs(hash(str(settings.data_dir))) % 10**6}", settings, store="memory", dense=True
     )
-    model = ScriptedChatModel(
-        [
-            tool_call("hybrid_search", query="납품 지연 지체상금"),
-            "제15조(지체상금)에 따라 지체일수마다 지체상금을 냅니다.",
-        ]
-    )
+    model = ScriptedChatModel(["제15조(지체상금)에 따라 지체일수마다 지체상금을 냅니다."])
     events = await run_turn(
         settings,
         model,
@@ -90,7 +85,7 @@ async def test_a_clear_search_lead_answers_without_the_evaluator(settings: Setti
         contract=SOFTWARE,
         library=library,
     )
-    assert [c.node for c in model.calls] == ["planner", "respond"]
+    assert [c.node for c in model.calls] == ["respond"]  # no planner, no evaluator call
     judged = next(e for e in events if isinstance(e, EvaluationResult))
     assert judged.is_sufficient and "제15조" in judged.content
     assert events[-1].sources[0].article_no == "제15조"
@@ -115,13 +110,12 @@ async def test_standard_contract_is_kept_apart(keyword_settings):
 
 async def test_thread_survives_a_restart(keyword_settings):
     first = "제3조(계약기간)에 따르면 2025년 3월 1일부터 8월 31일까지입니다."
-    model = ScriptedChatModel([first, "", "제3조 제2항에 따라 서면 합의로 연장할 수 있습니다."])
+    model = ScriptedChatModel([first, "제3조 제2항에 따라 서면 합의로 연장할 수 있습니다."])
     await run_turn(keyword_settings, model, "thread-1", "제3조 알려줘", contract=SOFTWARE)
     # A new checkpointer connection (as after a restart); the contract is not named again.
     events = await run_turn(keyword_settings, model, "thread-1", "그럼 연장은 어떻게 해?")
     assert events[-1].content.startswith("제3조 제2항")
-    assert first in model.calls[1].prompt  # planner saw the previous turn
-    assert first in model.calls[2].prompt  # and so did the answer
+    assert first in model.calls[1].prompt  # the answer saw the previous turn
 
 
 def test_cli_ask_json_streams_events_with_sources(keyword_settings, monkeypatch):
