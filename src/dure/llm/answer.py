@@ -17,9 +17,10 @@ from langchain_core.messages import BaseMessage, SystemMessage
 
 from dure.tags import ANSWER_TAG
 
+#: Where a sentence ends: a full stop after a word (not a list marker such as "1."), or a line.
+_SENTENCE_BREAK = re.compile(r"(?<=[^\d\s])[.!?](?=\s)|\n")
 #: A repeated stretch this long (characters, not all blank) is a loop, not a quotation.
 LOOP_SPAN = 48
-_SENTENCE_END = re.compile(r"[.!?。다요]\s|\n")
 
 
 def loop_start(text: str, span: int = LOOP_SPAN) -> int | None:
@@ -36,15 +37,11 @@ def loop_start(text: str, span: int = LOOP_SPAN) -> int | None:
 def _keep(text: str, cut: int) -> str:
     """The text before the repetition at `cut`, with the sentence in progress there completed
     (its end lies in the repeated stretch, a copy of what was written before)."""
-    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, cut)]
+    ends = [m.end() for m in _SENTENCE_BREAK.finditer(text, 0, cut)]
     if ends and cut - ends[-1] <= 1:
         return text[: ends[-1]].rstrip()
-    following = _SENTENCE_END.search(text, cut)
+    following = _SENTENCE_BREAK.search(text, cut)
     return text[: following.end() if following else cut].rstrip()
-
-
-#: Where a sentence ends: a full stop after a word (not a list marker such as "1."), or a line.
-_SENTENCE_BREAK = re.compile(r"(?<=[^\d\s])[.!?](?=\s)|\n")
 
 
 async def stream_answer(

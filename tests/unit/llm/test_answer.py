@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import HumanMessage
 
 from dure.llm.answer import (
@@ -42,39 +44,25 @@ def test_repeated_short_phrases_and_rules_are_not_loops():
     assert loop_start(SENTENCE * 2) is not None
 
 
-def _shown() -> tuple[list[str], list[str]]:
-    return [], []
+async def _in_kind(question: str, replies: list[str]) -> tuple[str, list[str], list[str], Any]:
+    model, shown, notes = ScriptedChatModel(replies), [], []
+    answer = await answer_in_kind(
+        question, model, [HumanMessage(question)], 100, lambda s: shown.append(s) or s, notes.append
+    )
+    return answer, shown, notes, model
 
 
 async def test_an_answer_that_opens_in_english_is_written_again_in_korean():
-    model = ScriptedChatModel(
-        ["I'm sorry, but I can't assist with that.", "죄송하지만 도와드릴 수 없습니다."]
-    )
-    shown, notes = _shown()
-    answer = await answer_in_kind(
-        "이거 해줘",
-        model,
-        [HumanMessage("이거 해줘")],
-        100,
-        lambda s: shown.append(s) or s,
-        notes.append,
-    )
+    replies = ["I'm sorry, but I can't assist with that.", "죄송하지만 도와드릴 수 없습니다."]
+    answer, shown, notes, model = await _in_kind("이거 해줘", replies)
     assert answer == "죄송하지만 도와드릴 수 없습니다." and "sorry" not in "".join(shown)
     assert notes == ["답변이 한국어가 아니어서 다시 작성합니다."]
     assert model.calls[1].messages[-1].content == KOREAN_AGAIN
 
 
 async def test_twice_in_english_gives_the_fixed_korean_answer():
-    model = ScriptedChatModel(["The inspection is done by letter.", "It is sent by letter."])
-    shown, notes = _shown()
-    answer = await answer_in_kind(
-        "검수 결과는?",
-        model,
-        [HumanMessage("검수 결과는?")],
-        100,
-        lambda s: shown.append(s) or s,
-        notes.append,
-    )
+    replies = ["The inspection is done by letter.", "It is sent by letter."]
+    answer, shown, notes, _ = await _in_kind("검수 결과는?", replies)
     assert answer == NOT_KOREAN and shown == [NOT_KOREAN] and len(notes) == 2
 
 

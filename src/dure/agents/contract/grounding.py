@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from dure.agents.contract.rules import nouns
 from dure.events import Thinking, Token, emit
 from dure.korean.figures import figures, unsupported
-from dure.retrieval.tokenize import tagged as morphemes
 from dure.sources import Source
 
 #: Words every contract question shares with every article: they show no bearing.
@@ -51,11 +51,7 @@ class Gate:
 
 
 def _nouns(text: str) -> set[str]:
-    return {
-        form
-        for form, tag in morphemes(text)
-        if tag.startswith(("NNG", "NNP")) and form not in _GENERIC
-    }
+    return nouns(text) - _GENERIC
 
 
 def missing_quotes(question: str, answer: str, cited: list[Source]) -> str:

@@ -61,7 +61,8 @@ def wants_standard(question: str) -> bool:
     return "표준" in question
 
 
-def _nouns(text: str) -> set[str]:
+def nouns(text: str) -> set[str]:
+    """The common and proper nouns of `text` (Kiwi)."""
     return {form for form, tag in morphemes(text) if tag.startswith(("NNG", "NNP"))}
 
 
@@ -79,9 +80,9 @@ def title_matches(question: str, contract: Contract) -> list[str]:
     ]
     if not found and len(q) <= _SHORT_QUESTION:
         # Close in spelling is not enough ("정리" is not "정의"): a word of the title is there.
-        words = _nouns(question)
+        words = nouns(question)
         close = contract.find_by_title(question, limit=1, min_score=0.7)
-        found = [a.title for a, _ in close if a.title and _nouns(a.title) & words]
+        found = [a.title for a, _ in close if a.title and nouns(a.title) & words]
     # Longer titles are more specific ("계약의 해지" beats "계약"); keep the best few.
     return sorted(dict.fromkeys(found), key=lambda t: -len(_squash(t)))[:_MAX_TITLE_SUGGESTIONS]
 
