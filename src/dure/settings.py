@@ -49,6 +49,8 @@ class LocalModelSettings(BaseModel):
     #: KV states of earlier prompts kept in memory: a prompt that starts like one of them skips
     #: evaluating that start (measured: an alternating 1,100-token prefix 17 s → 2 s). 0: off.
     prompt_cache_mb: int = 2048
+    #: Repetition penalty for free-text answers (never JSON), chosen by `benchmarks/decoding.py`.
+    repeat_penalty: float = 1.0
 
 
 class SearchSettings(BaseModel):

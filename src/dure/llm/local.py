@@ -157,6 +157,9 @@ class LocalChatModel(BaseChatModel):
     max_tokens: int = 1024
     prompt_cache_mb: int = 0
     temperature: float = 0.0  # deterministic: the LLM cache relies on it
+    #: Penalty on tokens repeated from the last 64 generated ones, for free text only (a JSON
+    #: reply under a grammar must repeat its keys and quotes). 1.0: off.
+    repeat_penalty: float = 1.0
     sha256: str | None = None  # expected hash; None accepts any valid GGUF
 
     @property
@@ -170,6 +173,7 @@ class LocalChatModel(BaseChatModel):
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "n_ctx": self.n_ctx,
+            "repeat_penalty": self.repeat_penalty,
         }
 
     def engine(self) -> Engine:
@@ -234,6 +238,12 @@ class LocalChatModel(BaseChatModel):
             with engine.running(stop):
                 yield from self._generation(engine, req, stop)
 
+    def _sampling(self, req: _Request) -> dict[str, float]:
+        """Sampler settings: the repetition penalty is for prose only — a JSON reply under a
+        grammar must repeat its keys and quotes."""
+        penalty = 1.0 if req.constrained else self.repeat_penalty
+        return {"temperature": self.temperature, "repeat_penalty": penalty}
+
     def _generation(
         self, engine: Engine, req: _Request, stop: Stop | None
     ) -> Iterator[str | _TokenCounts]:
@@ -254,8 +264,7 @@ class LocalChatModel(BaseChatModel):
             for chunk in llama.create_completion(
                 prompt=prompt,
                 max_tokens=min(req.max_tokens, room),
-                temperature=self.temperature,
-                repeat_penalty=1.0,
+                **self._sampling(req),
                 stop=stops,
                 stopping_criteria=fmt.stopping_criteria,
                 grammar=_grammar(req.schema_json) if req.constrained else None,
@@ -399,6 +408,7 @@ def local_chat_model(
         n_threads=settings.local.n_threads,
         max_tokens=settings.local.max_tokens,
         prompt_cache_mb=settings.local.prompt_cache_mb,
+        repeat_penalty=settings.local.repeat_penalty,
         sha256=expected_sha256(settings),
         cache=cache,
     )

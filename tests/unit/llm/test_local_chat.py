@@ -220,6 +220,7 @@ def test_a_missing_model_is_refused_at_the_first_request_not_at_creation(setting
 
 def test_the_factory_configures_the_model_from_settings(settings, monkeypatch, tmp_path):
     monkeypatch.setenv("DURE_LOCAL__N_CTX", "2048")
+    monkeypatch.setenv("DURE_LOCAL__REPEAT_PENALTY", "1.07")
     monkeypatch.delenv("DURE_LOCAL__PATH", raising=False)  # the default model: hash-checked
     s = Settings()
     assert s.model_path.is_relative_to(tmp_path)  # never the real model
@@ -231,6 +232,7 @@ def test_the_factory_configures_the_model_from_settings(settings, monkeypatch, t
     model = local_chat_model(s, "smart")
     assert (model.model_path, model.n_ctx, model.temperature) == (str(s.model_path), 2048, 0.0)
     assert model.sha256 == DEFAULT_MODEL_SHA256
+    assert model.repeat_penalty == 1.07
 
 
 def test_prose_that_repeats_itself_stops_decoding():
@@ -252,3 +254,12 @@ def test_structured_replies_are_never_cut_for_repeating():
     model = FakeLocal(replies=[reply])
     out = model.invoke("계획", response_format={"type": "json_object", "schema": schema})
     assert out.content == reply
+
+
+def test_the_repetition_penalty_applies_to_prose_and_never_to_json():
+    model = FakeLocal(replies=["답", "{}", '{"answer": "답"}'], repeat_penalty=1.1)
+    model.invoke("제5조?")
+    model.invoke("계획", response_format={"type": "json_object", "schema": {"type": "object"}})
+    model.bind_tools([get_weather]).invoke("날씨?")  # the answer rides inside a JSON reply
+    penalties = [model._sampling(req)["repeat_penalty"] for req in model.requests]
+    assert penalties == [1.1, 1.0, 1.0]
