@@ -1,17 +1,21 @@
 """Korean search quality per retriever and per set, query latency on ≥ 2,000 chunks, indexing.
 
-Sets (`SETS`): the dev set over the sample contracts (`tests/data/search_dev.jsonl`, split
-`dev` — used to build the old thesaurus and weights — and `holdout`), and the blind sets in
+Sets (`SETS`): the dev sets — the dev questions over the sample contracts
+(`tests/data/search_dev.jsonl`, split `dev`, used to build the old thesaurus and weights, and
+`holdout`) and our statute dev set (`benchmarks/data/statute_dev/`: an excerpt of 형법 with
+questions we wrote, searched across the whole excerpt) — and the blind sets in
 `benchmarks/data/blind/` written by a writer who never saw the code: contracts, long documents
 chunked by heading (gold = heading path or text span) and statutes (searched across every
 statute at once); and `benchmarks/data/blind2/`, a second contract set (colloquial) written
 later by another such writer. Contract and document questions are searched within their document.
 
 For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
-legal-term thesaurus, plain RRF (1:1, k = 60), a grid of fusions (`benchmarks/search_fusion.py`)
-and Dure's search as shipped (`Collection.search`: settings' fusion + the article-number
-parser). The fusion shipped in `SearchSettings` is the grid's best on the pooled blind sets
-among those above the best single list there and within one question of it on every set.
+legal-term thesaurus (never applied to statutes: `dure.retrieval.statutes`), plain RRF
+(1:1, k = 60), a grid of fusions (`benchmarks/_fusion.py`) and Dure's search as shipped
+(`Collection.search`: settings' fusion + the article-number parser). The fusion shipped in
+`SearchSettings` is the grid's best on the pooled dev sets (hit@1, then MRR); the blind sets
+are measured after that choice and report the issue's rule: above the best single list on
+the pooled blind sets and within one question of it on every blind set.
 
 Speed: hybrid query p50/p95 on a FAISS collection of ≥ 2,000 chunks (keyword-only as the
 baseline), and indexing passages/s with a cold and a warm vector cache.
@@ -38,6 +42,7 @@ BLIND = ROOT / "benchmarks" / "data" / "blind"
 BLIND2 = ROOT / "benchmarks" / "data" / "blind2"  # a second contract set, written later
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
+STATUTE_DEV = ROOT / "benchmarks" / "data" / "statute_dev"  # 형법 excerpt, our own questions
 
 
 def _files(folder: Path, kind: Kind) -> dict[str, tuple[Path, Kind]]:
@@ -55,8 +60,8 @@ class QuestionSet:
     within_document: bool = True
 
 
-def _blind(root: Path, what: str, kind: Kind, within_document: bool = True) -> QuestionSet:
-    """A blind set laid out as `<root>/<what>s/*.md` and `<root>/<what>_questions.jsonl`."""
+def _laid_out(root: Path, what: str, kind: Kind, within_document: bool = True) -> QuestionSet:
+    """A set laid out as `<root>/<what>s/*.md` and `<root>/<what>_questions.jsonl`."""
     return QuestionSet(
         root / f"{what}_questions.jsonl", _files(root / f"{what}s", kind), None, within_document
     )
@@ -69,12 +74,14 @@ _SAMPLES = {
 SETS: dict[str, QuestionSet] = {
     "dev": QuestionSet(DEV, _SAMPLES, "dev"),
     "dev_holdout": QuestionSet(DEV, _SAMPLES, "holdout"),
-    "blind_contracts": _blind(BLIND, "contract", "contract"),
-    "blind_documents": _blind(BLIND, "document", "document"),
-    "blind2_contracts": _blind(BLIND2, "contract", "contract"),
-    "blind_statutes": _blind(BLIND, "statute", "contract", within_document=False),
+    "dev_statutes": _laid_out(STATUTE_DEV, "statute", "contract", within_document=False),
+    "blind_contracts": _laid_out(BLIND, "contract", "contract"),
+    "blind_documents": _laid_out(BLIND, "document", "document"),
+    "blind2_contracts": _laid_out(BLIND2, "contract", "contract"),
+    "blind_statutes": _laid_out(BLIND, "statute", "contract", within_document=False),
 }
 BLIND_SETS = [name for name in SETS if name.startswith("blind")]
+DEV_SETS = [name for name in SETS if name.startswith("dev")]
 
 
 def _questions(name: str) -> list[dict[str, Any]]:
@@ -135,7 +142,7 @@ def quality(tmp: Path, emb: Embedder) -> dict[str, Any]:
     """Every retriever and fusion on every set; the fusion choice on the pooled blind sets."""
     per_set: dict[str, Any] = {}
     candidates = grid()
-    pooled: dict[str, list[int | None]] = {}
+    pooled: dict[str, dict[str, list[int | None]]] = {"dev": {}, "blind": {}}
     for name in SETS:
         results = _evaluate_set(name, tmp, emb, candidates)
         info = results.pop("_info")
@@ -147,10 +154,11 @@ def quality(tmp: Path, emb: Embedder) -> dict[str, Any]:
             },
             "dure_misses": results["dure"]["misses"],
         }
-        if name in BLIND_SETS:
-            for m, r in results.items():
-                pooled.setdefault(m, []).extend(r["positions"])
-    return {"sets": per_set, "choice": choose(per_set, pooled, BLIND_SETS, candidates)}
+        group = "blind" if name in BLIND_SETS else "dev"
+        for m, r in results.items():
+            pooled[group].setdefault(m, []).extend(r["positions"])
+    choice = choose(per_set, pooled, DEV_SETS, BLIND_SETS, candidates)
+    return {"sets": per_set, "choice": choice}
 
 
 # ------------------------------------------------------------------ speed
@@ -275,12 +283,16 @@ def _print(r: dict[str, Any]) -> None:
                 f"{k} {v['hit@1']:.2f}/{v['hit@3']:.2f} (n={v['n']})" for k, v in kinds.items()
             )
         )
-    print("\nfusion choice (pooled blind hit@1 / MRR):")
+    print("\nfusion choice on the pooled dev sets (dev hit@1 / MRR; then blind hit@1 / hit@3):")
     for row in choice["table"][:8]:
-        print(f"  {row['name']:34s} {row['hit@1']:.3f}  {row['mrr']:.3f}  ok={row['ok']}")
+        print(
+            f"  {row['name']:34s} {row['dev_hit@1']:.3f}  {row['dev_mrr']:.3f}  "
+            f"{row['blind_hit@1']:.3f}  {row['blind_hit@3']:.3f}  rule={row['blind_rule']}"
+        )
     print(
-        f"  best single list: {choice['best_single']}; chosen: {choice['best']}; "
-        f"shipped: {choice['shipped']}"
+        f"  chosen on dev: {choice['best']}; shipped: {choice['shipped']}; best single list "
+        f"on blind: {choice['best_single_blind']} {choice['best_single_blind_pooled']}; "
+        f"Dure on blind: {choice['dure_blind_pooled']} rule={choice['dure_blind_rule']}"
     )
     print(f"\nlatency_2000_chunks: {r['latency_2000_chunks']}")
     print(f"indexing: {r['indexing']}")

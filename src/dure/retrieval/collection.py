@@ -30,6 +30,7 @@ from dure.errors import DureError
 from dure.retrieval.fusion import fuse
 from dure.retrieval.records import build_records
 from dure.retrieval.references import numbered_records
+from dure.retrieval.statutes import only_statutes
 from dure.retrieval.stores.base import Store
 from dure.retrieval.thesaurus import expand_query
 from dure.retrieval.tokenize import analyse
@@ -98,6 +99,7 @@ class Collection:
         self.store = store
         self._embedder = embedder
         self._contracts: dict[str, Contract] = {}
+        self._statutes: dict[str, bool] = {}  # doc_id → is a statute (no contract thesaurus)
         #: Called while passages are embedded (the CLI shows a progress bar).
         self.progress: Progress | None = None
         self._embedder_checked = False
@@ -363,8 +365,11 @@ class Collection:
         thesaurus: bool | None = None,
     ) -> dict[str, list[tuple[str, float]]]:
         """The lists fusion starts from: `keyword` (Kiwi BM25) and/or `dense` (cosine), each
-        (record id, score) best first, `depth` long. `thesaurus` defaults to the setting."""
-        use_thesaurus = self.settings.search.thesaurus if thesaurus is None else thesaurus
+        (record id, score) best first, `depth` long. `thesaurus` defaults to the setting; it
+        never applies when every document searched is a statute (`dure.retrieval.statutes`)."""
+        use_thesaurus = (
+            self.settings.search.thesaurus if thesaurus is None else thesaurus
+        ) and not only_statutes(self.store, kind, doc_id, self._statutes)
         content, forms = analyse(query)
         # Everyday words → legal terms, added to both lists when the thesaurus is on.
         extra = expand_query(query, forms) if use_thesaurus else []

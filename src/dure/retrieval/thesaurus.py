@@ -8,7 +8,8 @@ is present; the original words stay, so a wrong guess costs little.
 Triggers are matched on Kiwi morphemes, not on surface text, so conjugation does not matter
 ("잘라도", "잘랐어" → 자르; "넘겨서" → 넘기). A trigger of several morphemes ("다른 맡기")
 needs all of them somewhere in the question. The vocabulary is general Korean contract
-language (용역·임대차·근로·공급), not tuned to one file.
+language (용역·임대차·근로·공급), not tuned to one file. Search does not use it when every
+document searched is a statute (`dure.retrieval.statutes`): there its contract terms mislead.
 """
 
 from __future__ import annotations
