@@ -96,6 +96,9 @@ class Branch(Generic[S, D]):
 
 
 Node = Callable[..., Awaitable[Any]]
+#: What an agent waits for before its graph is built for a turn (the MCP servers' tools): the
+#: context with what it found in `options`, and notes for the user (shown as thinking steps).
+Prepare = Callable[[AgentContext], Awaitable[tuple[AgentContext, list[str]]]]
 
 
 def _bound(route: Callable[[S, D], str], deps: D) -> Callable[[S], str]:
@@ -135,6 +138,7 @@ class AgentSpec(Generic[S, D]):
     edges: Sequence[Edge | Branch[S, D]]
     make_input: Callable[[UserTurn, D], S]
     output: Callable[[S], Answer]
+    prepare: Prepare | None = None
 
     def bind(self, ctx: AgentContext) -> BoundAgent[S, D]:
         """Build the dependencies once and compile the graph on `ctx.checkpointer`."""

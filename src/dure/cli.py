@@ -48,6 +48,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "dure.agents.tasks.commands",
     "dure.korean.commands",
     "dure.tools.commands",
+    "dure.mcp.commands",
 )
 
 #: What Ctrl-C during an answer prints.

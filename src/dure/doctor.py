@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 from collections.abc import Callable
 
@@ -73,6 +74,17 @@ def _python_sandbox(s: Settings) -> None:
         raise RuntimeError(f"{problem} (python_repl 도구가 꺼집니다; 나머지는 그대로 동작)")
 
 
+def _mcp_server(name: str) -> Callable[[Settings], None]:
+    def check(s: Settings) -> None:
+        from dure.mcp.client import server_problem
+
+        problem = asyncio.run(server_problem(name, s.mcp.servers[name]))
+        if problem is not None:
+            raise RuntimeError(f"{problem} (그 서버의 도구 없이 동작합니다)")
+
+    return check
+
+
 def _checks(s: Settings) -> list[tuple[str, Callable[[Settings], None]]]:
     checks: list[tuple[str, Callable[[Settings], None]]] = [("설정", _settings)]
     if s.provider == "local":
@@ -84,6 +96,7 @@ def _checks(s: Settings) -> list[tuple[str, Callable[[Settings], None]]]:
     checks.append((f"임베딩 ({label})", _embedder))
     checks.append(("데이터베이스", _database))
     checks.append(("Python 샌드박스 (bubblewrap)", _python_sandbox))
+    checks += [(f"MCP 서버 {name}", _mcp_server(name)) for name in s.mcp.servers]
     return checks
 
 

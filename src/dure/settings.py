@@ -229,6 +229,45 @@ class ServerSettings(BaseModel):
     cors_origins: list[str] = Field(default_factory=list)
 
 
+class McpServerSettings(BaseModel):
+    """One MCP server whose tools the assistant and plan-then-execute agents may use
+    (`[mcp.servers.NAME]` in dure.toml): a command to spawn (stdio) or a URL (streamable HTTP)."""
+
+    command: str | None = Field(None, description="stdio: the program to run")
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, SecretStr] | None = Field(
+        None, description="stdio: its environment (default: a safe subset of Dure's)"
+    )
+    url: str | None = Field(None, description="streamable HTTP: the server's URL")
+    headers: dict[str, SecretStr] = Field(
+        default_factory=dict, description="HTTP: e.g. Authorization (masked like every secret)"
+    )
+    timeout: float = Field(10.0, gt=0, le=600, description="seconds for listing or one call")
+    agents: list[str] = Field(
+        default_factory=lambda: ["assistant", "pte"], description="agents that may use its tools"
+    )
+    tools: list[str] | None = Field(None, description="the server's tools offered (default: all)")
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("MCP 서버에는 command(stdio)와 url(HTTP) 중 정확히 하나가 필요합니다")
+        return self
+
+
+class McpSettings(BaseModel):
+    """MCP servers Dure uses as a client (`dure.mcp.client`)."""
+
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _names(self) -> McpSettings:
+        for name in self.servers:  # a prefix of its tools' names (`NAME_tool`)
+            if not re.fullmatch(r"[A-Za-z0-9-]{1,32}", name):
+                raise ValueError(f"MCP 서버 이름은 영문, 숫자, - 로 1~32자여야 합니다: {name!r}")
+        return self
+
+
 #: Variables other tools use for the same keys; read (last) when Dure's own are unset.
 CONVENTIONAL_ENV: dict[str, tuple[str, ...]] = {
     "OPENAI_API_KEY": ("api_key",),
@@ -301,6 +340,7 @@ class Settings(BaseSettings):
     tasks: TasksSettings = Field(default_factory=TasksSettings)
     understanding: UnderstandingSettings = Field(default_factory=UnderstandingSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @classmethod
     def settings_customise_sources(

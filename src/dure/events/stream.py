@@ -24,7 +24,7 @@ from langgraph.types import Command
 
 from dure.agent import AgentContext, AgentSpec, ChatMessage, UserTurn
 from dure.errors import DureError, ErrorCode
-from dure.events.types import Done, ErrorEvent, Event, Question, Token, parse_event
+from dure.events.types import Done, ErrorEvent, Event, Question, Thinking, Token, parse_event
 from dure.sources import Source
 from dure.tags import ANSWER_TAG
 from dure.usage import BudgetExceeded, UsageTracker
@@ -189,6 +189,10 @@ async def stream_turn(
         yield ErrorEvent(code=ErrorCode.BAD_MESSAGE, content=reason)
         yield Done(content=reason)
         return
+    if agent.prepare is not None:
+        ctx, notes = await agent.prepare(ctx)
+        for note in notes:
+            yield Thinking(step="prepare", content=note)
     bound = agent.bind(ctx)
     graph = bound.graph
     pinned = {"checkpoint_id": checkpoint_id} if checkpoint_id else {}

@@ -25,6 +25,7 @@ import dure
 from dure.agents import UnknownAgentError
 from dure.errors import DureError
 from dure.llm import ModelSet
+from dure.mcp.http import install_mcp
 from dure.netloc import is_loopback
 from dure.privacy import install_log_masking
 from dure.server import protocol
@@ -139,7 +140,10 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with open_storage(settings.effective_database_url) as storage:
+        async with (
+            open_storage(settings.effective_database_url) as storage,
+            app.state.mcp.session_manager.run(),
+        ):
             turns = Turns(storage, settings, models or ModelSet(settings))
             app.state.turns = turns
             turns.open()
@@ -164,6 +168,7 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
     _install_error_handlers(app)
     for module in (system, threads, documents, openai, protocol):
         app.include_router(module.router)
+    install_mcp(app)  # /mcp
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     install_docs(app, STATIC)
 

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Literal
 from dure.documents import SUPPORTED_SUFFIXES, Article, load_document, parse_contract
 from dure.errors import DureError
 from dure.retrieval.types import CONTRACTS_COLLECTION, DOCUMENTS_COLLECTION
+from dure.server.database import Row
 from dure.server.store import LOCAL_OWNER, Store, Thread, new_id
 from dure.settings import Settings
 
@@ -196,6 +197,12 @@ def _parsed(path: str, mtime: float) -> tuple[str | None, dict[str, Article]]:
     return contract.title, {a.no: a for a in [*contract.articles, *contract.supplementary]}
 
 
+async def articles_of(doc: Row) -> tuple[str | None, dict[str, Article]]:
+    """A registered document's title and its articles by number (parsed once per version)."""
+    path = Path(doc["path"])
+    return await asyncio.to_thread(_parsed, str(path), path.stat().st_mtime)
+
+
 async def find_article(
     store: Store, thread: Thread, doc: str, article_no: str, kind: str | None = None
 ) -> dict[str, Any] | None:
@@ -206,9 +213,8 @@ async def find_article(
         if thread.options.get(key):
             row = await store.document(thread.owner, thread.options[key])
             if row:
-                path = Path(row["path"])
-                title, articles = await asyncio.to_thread(_parsed, str(path), path.stat().st_mtime)
-                named = doc in (row["name"], path.stem, title)
+                title, articles = await articles_of(row)
+                named = doc in (row["name"], Path(row["path"]).stem, title)
                 candidates.append((not named, row["kind"] != kind, row, articles))
     for *_, row, articles in sorted(candidates, key=lambda c: (c[0], c[1])):
         article = articles.get(article_no)

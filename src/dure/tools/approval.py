@@ -6,7 +6,8 @@ runs only as its policy allows. Per agent and tool, `approvals` in the settings 
 with effects is asked about on a shared server (authentication on), and on any server when
 the turn already carries text from a document, a web page or another tool (that text might
 be steering the model); on the user's own command line it runs. A tool without effects always
-runs.
+runs. A tool from an MCP server (`Tool.ask_first`) is asked about everywhere unless the
+settings allow it by name, whatever annotations its server claims.
 
 Asking is an `interrupt()` whose value is an `ApprovalRequest` (tool, arguments, why): the CLI,
 the web UI, the HTTP API and the OpenAI-compatible API show its `question`, and the user's
@@ -67,7 +68,7 @@ def policy(
         return chosen
     if name not in registry or not registry.get(name).effects:
         return "allow"
-    if where == "shared" or (where == "server" and untrusted):
+    if registry.get(name).ask_first or where == "shared" or (where == "server" and untrusted):
         return "ask"
     return "allow"
 

@@ -54,6 +54,9 @@ class Tool:
     #: Its result is Dure's own computation (arithmetic, the clock), not text from outside
     #: that a model must read as data (`dure.untrusted`).
     own_output: bool = False
+    #: Asked about wherever the turn runs unless the settings allow it by name: a tool from
+    #: outside (an MCP server) whose effects Dure cannot check, whatever it claims of itself.
+    ask_first: bool = False
 
     def openai_schema(self) -> dict[str, Any]:
         """The tool in OpenAI's function-calling format (what `bind_tools` accepts)."""

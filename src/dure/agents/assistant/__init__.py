@@ -7,6 +7,7 @@ from dure.agent import AgentSpec
 from dure.agents.assistant.deps import AGENT_NAME, Deps
 from dure.agents.assistant.graph import EDGES, NODES
 from dure.agents.assistant.state import AssistantState, make_input, output
+from dure.mcp.client import preparer
 
 AGENT = AgentSpec(
     name=AGENT_NAME,
@@ -17,6 +18,7 @@ AGENT = AgentSpec(
     edges=EDGES,
     make_input=make_input,
     output=output,
+    prepare=preparer(AGENT_NAME),
 )
 
 __all__ = ["AGENT"]

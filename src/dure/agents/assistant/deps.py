@@ -7,6 +7,7 @@ from typing import Any
 
 from dure.agent import AgentContext
 from dure.llm import ModelSet
+from dure.mcp.client import with_mcp
 from dure.retrieval.types import DOCUMENTS_COLLECTION
 from dure.settings import Settings
 from dure.tools.approval import Where
@@ -28,12 +29,14 @@ class Deps:
 
     @classmethod
     def from_context(cls, ctx: AgentContext) -> Deps:
-        """`options["tools"]` when given (tests inject stand-ins), else the shared tools."""
+        """`options["tools"]` when given (tests inject stand-ins), else the shared tools; then
+        the MCP servers' tools listed for this turn (`dure.mcp.client`)."""
         tools = ctx.options.get("tools")
         if tools is None:
             from dure.tools.registry import default_registry
 
             tools = default_registry(ctx.settings)
+        tools = ToolRegistry(with_mcp(ctx, [tools.get(n) for n in tools.names()]))
         return cls(ctx.settings, ctx.models, tools, ctx.options)
 
     @property

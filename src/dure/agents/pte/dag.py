@@ -42,9 +42,13 @@ def successful_outputs(past_steps: list[dict[str, Any]]) -> dict[int, str]:
 
 
 def primary_argument(schema: type[BaseModel]) -> str | None:
-    """The argument a plain-string input goes to: the first required one, else the first."""
-    fields = schema.model_fields
-    return next((n for n, f in fields.items() if f.is_required()), next(iter(fields), None))
+    """The argument a plain-string input goes to: the first required one, else the first.
+
+    Read from the JSON schema, which an MCP server's tool (`dure.mcp.client`) has as its own."""
+    shown = schema.model_json_schema()
+    names = list(shown.get("properties", {}))
+    required = set(shown.get("required", []))
+    return next((n for n in names if n in required), next(iter(names), None))
 
 
 def tool_args(registry: ToolRegistry, step: dict[str, Any], outputs: dict[int, str]) -> dict:

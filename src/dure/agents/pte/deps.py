@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from dure.agent import AgentContext
 from dure.llm import ModelSet
+from dure.mcp.client import with_mcp
 from dure.settings import Settings
 from dure.tools.approval import Where
 from dure.tools.base import ToolRegistry
@@ -39,7 +40,8 @@ class Deps:
     def from_context(cls, ctx: AgentContext) -> Deps:
         """`options["tools"]` when given (tests inject stand-ins), else the shared registry
         with the `summarize` tool (backed by the `fast` model), restricted to `PLAN_TOOLS`;
-        a tool the installation lacks is simply not offered."""
+        a tool the installation lacks is simply not offered. Then the MCP servers' tools
+        listed for this turn (`dure.mcp.client`)."""
         tools = ctx.options.get("tools")
         if tools is None:
             from dure.tools.registry import default_registry
@@ -52,4 +54,5 @@ class Deps:
                 for n in PLAN_TOOLS
                 if n in shared or n in own
             )
+        tools = ToolRegistry(with_mcp(ctx, [tools.get(n) for n in tools.names()]))
         return cls(ctx.settings, ctx.models, tools, ctx.options.get("where", "local"))
