@@ -24,6 +24,7 @@ from dure.server.database import open_storage
 from dure.server.keys import create_key
 from dure.settings import Settings
 from dure.testing import Call, Reply, ScriptedChatModel
+from mcp_agents import ANSWER as CONTRACT_ANSWER
 from server_support import live_server, server_env
 
 DURE = Path(sys.executable).parent / "dure"
@@ -37,9 +38,6 @@ CONTRACT = """# 소프트웨어 개발 용역 계약서
 ② 대금은 검수 완료 후 30일 이내에 지급한다.
 """
 AGENT_TOOLS = {"ask_contract", "ask_assistant", "ask_tasks", "ask_pte"}
-CONTRACT_ANSWER = (
-    "제2조(계약기간)에 따르면 계약기간은 2025년 1월 1일부터 2025년 12월 31일까지입니다."
-)
 
 
 def text(result: Any) -> str:
@@ -50,11 +48,12 @@ async def test_dure_mcp_over_stdio_lists_tools_answers_and_keeps_documents(
     tmp_path: Path,
 ) -> None:
     env = server_env(tmp_path / "data", DURE_SEARCH__STORE="memory")
+    env["DURE_EXTRA_AGENTS"] += ",contract=mcp_agents:CONTRACT"
     params = StdioServerParameters(command=str(DURE), args=["mcp"], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         names = {t.name for t in (await session.list_tools()).tools}
-        assert AGENT_TOOLS | {"search", "documents_add", "ask_qa"} <= names
+        assert AGENT_TOOLS | {"search", "documents_add", "ask_qa", "ask_slots"} <= names
 
         added = await session.call_tool(
             "documents_add", {"file_name": "용역계약.md", "content": CONTRACT}
@@ -63,14 +62,18 @@ async def test_dure_mcp_over_stdio_lists_tools_answers_and_keeps_documents(
         doc = added.structuredContent
         assert doc is not None and doc["info"]["articles"] == 3 and "path" not in doc
 
-        # The qa stand-in agent cites an article; the thread goes on with its id.
-        first = await session.call_tool("ask_qa", {"message": "계약기간 알려줘"})
+        # The contract agent (the scripted model in the LLM's place) cites its article; the
+        # thread goes on with its id.
+        first = await session.call_tool(
+            "ask_contract", {"message": "제2조 내용이 뭐야?", "contract": doc["id"]}
+        )
         assert not first.isError, text(first)
         answer = first.structuredContent
-        assert answer is not None and answer["sources"][0]["article_no"] == "제5조"
-        assert "출처:" in text(first) and "제5조" in text(first)
+        assert answer is not None and answer["answer"] == CONTRACT_ANSWER
+        assert [s["article_no"] for s in answer["sources"]] == ["제2조"]
+        assert "출처:" in text(first) and "제2조 (계약기간)" in text(first)
         again = await session.call_tool(
-            "ask_qa", {"message": "한 번 더", "thread_id": answer["thread_id"]}
+            "ask_contract", {"message": "한 번 더 알려줘", "thread_id": answer["thread_id"]}
         )
         assert again.structuredContent["thread_id"] == answer["thread_id"]
 
