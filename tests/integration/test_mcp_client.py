@@ -9,10 +9,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from test_pte_scenarios import done, harness, intent, plan
 
@@ -33,34 +34,44 @@ def over_stdio(**kw: object) -> McpServerSettings:
     return McpServerSettings(command=sys.executable, args=[str(SERVER)], **kw)  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def over_http() -> Iterator[str]:
-    """The sample server on streamable HTTP, on a loopback port."""
+@contextmanager
+def sample_on_http() -> Iterator[str]:
+    """The sample server on streamable HTTP, on a loopback port, for the block's length."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(SERVER), "--http", str(port)], stderr=subprocess.DEVNULL
     )
     deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline and proc.poll() is None, "sample server down"
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "sample server down"
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def over_http() -> Iterator[str]:
+    with sample_on_http() as url:
+        yield url
 
 
 class Assistant:
-    """Assistant turns on one thread; the model: route `agent`, then `first`, then `answer`."""
+    """Assistant turns on one thread; the model, each turn: route `agent`, then `first`, then
+    (after a tool's result) `answer`."""
 
     def __init__(self, settings: Settings, first: Reply, answer: str = "끝났습니다.") -> None:
         def reply(call: Call) -> Reply:
             if call.response_format is not None:  # the router's bounded decision
                 return {"route": "agent", "reason": "도구 요청"}
-            if any(isinstance(m, ToolMessage) for m in call.messages):
+            asked = max(i for i, m in enumerate(call.messages) if isinstance(m, HumanMessage))
+            if any(isinstance(m, ToolMessage) for m in call.messages[asked:]):
                 return answer
             return first
 
@@ -137,6 +148,20 @@ async def test_a_slow_server_fails_the_call_in_korean_within_its_timeout(
     # Every tool failed: the answer says why, by rule, with no further model call.
     assert "3초 안에 답하지 않았습니다" in events[-1].content
     assert not any(isinstance(e, ErrorEvent) for e in events)
+
+
+async def test_a_server_gone_after_listing_fails_the_call_in_korean(settings: Settings) -> None:
+    bot = Assistant(settings, tool_call("gone_add", a=1, b=2))
+    settings.approvals = {"assistant": {"gone_add": "allow"}}
+    with sample_on_http() as url:
+        settings.mcp.servers = {"gone": McpServerSettings(url=url, timeout=5)}
+        listed = await bot.turn("gone 서버 add로 1 더하기 2")  # listed (and called) while up
+    assert results(listed) == [("gone_add", True, "3")]
+    events = await bot.turn("한 번 더 해줘")  # the listing is kept; the server is not there
+    [(tool, ok, content)] = results(events)
+    assert (tool, ok) == ("gone_add", False)
+    assert "MCP 서버 'gone'에 연결하지 못했습니다" in content and "켜져 있는지" in content
+    assert "연결하지 못했습니다" in events[-1].content  # the honest answer says why
 
 
 @pytest.mark.usefixtures("llm_tier")

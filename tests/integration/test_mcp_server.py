@@ -25,7 +25,7 @@ from dure.server.keys import create_key
 from dure.settings import Settings
 from dure.testing import Call, Reply, ScriptedChatModel
 from mcp_agents import ANSWER as CONTRACT_ANSWER
-from server_support import live_server, server_env
+from server_support import ServerProcess, live_server, make_key, server_env
 
 DURE = Path(sys.executable).parent / "dure"
 CONTRACT = """# 소프트웨어 개발 용역 계약서
@@ -184,3 +184,24 @@ async def test_mcp_over_http_answers_with_the_cited_article_per_key(
     assert httpx.post(f"{served}/mcp", json={}).status_code == 401
     wrong = {"Authorization": "Bearer dure_wrong"}
     assert httpx.post(f"{served}/mcp", json={}, headers=wrong).status_code == 401
+
+
+async def test_mcp_on_a_server_with_two_workers(tmp_path: Path) -> None:
+    """Stateless MCP: one client session's requests may land on either worker process."""
+    env = server_env(tmp_path / "data", DURE_SEARCH__STORE="memory")
+    headers = make_key(env)
+    with ServerProcess(env, workers=2) as server:
+        async with mcp_over_http(server.url, headers) as session:
+            added = await session.call_tool(
+                "documents_add", {"file_name": "용역계약.md", "content": CONTRACT}
+            )
+            assert not added.isError, text(added)
+            thread = None
+            for message in ("계약기간 알려줘", "대금은?", "검수는?", "고마워"):
+                args = {"message": message, **({"thread_id": thread} if thread else {})}
+                answered = await session.call_tool("ask_qa", args)
+                assert not answered.isError, text(answered)
+                thread = answered.structuredContent["thread_id"]
+                assert answered.structuredContent["sources"]
+            listed = (await session.list_resources()).resources
+            assert any(r.name == "용역계약.md" for r in listed)
