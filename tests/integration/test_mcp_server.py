@@ -150,14 +150,24 @@ async def test_mcp_over_http_answers_with_the_cited_article_per_key(
             "documents_add", {"file_name": "용역계약.md", "content": CONTRACT}
         )
         doc_id = added.structuredContent["id"]
+        steps: list[str] = []
+
+        async def heard(progress: float, total: float | None, message: str | None) -> None:
+            steps.append(message or "")
+
         asked = await session.call_tool(
-            "ask_contract", {"message": "제2조 내용이 뭐야?", "contract": doc_id}
+            "ask_contract",
+            {"message": "제2조 내용이 뭐야?", "contract": doc_id},
+            progress_callback=heard,
         )
         assert not asked.isError, text(asked)
         answer = asked.structuredContent
         assert answer["answer"] == CONTRACT_ANSWER
         assert [s["article_no"] for s in answer["sources"]] == ["제2조"]
         assert "계약기간" in text(asked) and "thread_id=" in text(asked)
+        # The turn's steps reached the client as progress while it ran (it asked for them).
+        assert any(s.startswith("thinking: ") for s in steps)
+        assert any(s.startswith("sources: ") and "제2조 (계약기간)" in s for s in steps)
         thread = answer["thread_id"]
         # The tasks agent's question is the tool's answer; the reply goes on the same thread.
         booking = await session.call_tool("ask_tasks", {"message": "내일 오후 3시 회의실 4명"})

@@ -24,7 +24,7 @@ import base64
 import binascii
 import inspect
 import io
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import quote, unquote
@@ -39,7 +39,7 @@ from pydantic import Field
 from dure.agents import agent_names, get_agent
 from dure.documents import load_document
 from dure.errors import DureError
-from dure.events import Done
+from dure.events import Done, Event, SourcesEvent, Token
 from dure.retrieval.types import default_collection
 from dure.server.documents import (
     DOC_KINDS,
@@ -74,6 +74,8 @@ class Door:
 
 
 Resolve = Callable[[Context], Door]
+#: Hears a turn's steps as they happen: (step number, one line).
+Progress = Callable[[int, str], Awaitable[None]]
 
 Message = Annotated[str, Field(description="사용자 메시지 (질문이나 답)")]
 ThreadId = Annotated[
@@ -120,9 +122,15 @@ async def _thread(door: Door, agent: str, thread_id: str | None, options: dict[s
 
 
 async def ask(
-    door: Door, agent: str, message: str, thread_id: str | None, **options: Any
+    door: Door,
+    agent: str,
+    message: str,
+    thread_id: str | None,
+    progress: Progress | None = None,
+    **options: Any,
 ) -> tuple[Thread, Done]:
-    """One turn, as `POST /threads/{id}/messages` runs it: the thread and the turn's `done`."""
+    """One turn, as `POST /threads/{id}/messages` runs it: the thread and the turn's `done`;
+    `progress(n, text)` hears each step (thinking, tools, sources) as it happens."""
     try:
         check_message(door.turns.settings, message)
         thread = await _thread(door, agent, thread_id, {k: v for k, v in options.items() if v})
@@ -132,10 +140,23 @@ async def ask(
     except DureError as e:
         raise ToolError(str(e)) from e
     done = Done(content="")
+    steps = 0
     async for event in running.events():  # it always ends with `done`
         if isinstance(event, Done):
             done = event
+        elif progress is not None and not isinstance(event, Token):
+            steps += 1
+            await progress(steps, _step_text(event))
     return thread, done
+
+
+def _step_text(event: Event) -> str:
+    """An event as one progress line: `thinking: 조항 검색 중`, `sources: 계약서 제2조 …`."""
+    if isinstance(event, SourcesEvent):
+        content = ", ".join(s.label() for s in event.content)
+    else:
+        content = event.content if isinstance(event.content, str) else event.type
+    return f"{event.type}: {content}"[:300]
 
 
 def _agent_tool(server: DureMCP, agent: str) -> Callable[..., Any]:
@@ -150,7 +171,12 @@ def _agent_tool(server: DureMCP, agent: str) -> Callable[..., Any]:
         collection: CollectionName = None,
     ) -> CallToolResult:
         options = {"contract": contract, "standard": standard, "collection": collection}
-        return answer_result(*await ask(server.door(ctx), agent, message, thread_id, **options))
+
+        async def progress(step: int, text: str) -> None:  # only if the client asked for it
+            await ctx.report_progress(step, message=text)
+
+        door = server.door(ctx)
+        return answer_result(*await ask(door, agent, message, thread_id, progress, **options))
 
     taken = {"message", "ctx", "thread_id", *AGENT_OPTIONS.get(agent, ())}
     signature = inspect.signature(tool, eval_str=True)
