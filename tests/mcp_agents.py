@@ -5,6 +5,7 @@ graph, its nodes, search and the figure check are the shipped ones."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 from dure.agent import AgentContext
@@ -18,6 +19,9 @@ ANSWER = "제2조(계약기간)에 따르면 계약기간은 2025년 1월 1일�
 
 
 def _deps(ctx: AgentContext) -> Deps:
+    # A chatty library: under `dure mcp` none of this may reach the protocol on stdout.
+    print("chatty library output")
+    os.write(1, b"chatty C code output\n")
     model = ScriptedChatModel(lambda call: ANSWER)
     return Deps.from_context(replace(ctx, models=ModelSet(ctx.settings, model)))
 

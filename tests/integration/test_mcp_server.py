@@ -4,6 +4,7 @@ the LLM; everything else is real: keys, threads, documents, search, the agents).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -215,3 +216,40 @@ async def test_mcp_on_a_server_with_two_workers(tmp_path: Path) -> None:
                 assert answered.structuredContent["sources"]
             listed = (await session.list_resources()).resources
             assert any(r.name == "용역계약.md" for r in listed)
+
+
+def test_dure_mcp_keeps_stdout_for_the_protocol(tmp_path: Path) -> None:
+    """Whatever else writes to stdout in `dure mcp` (the stand-in agent prints, and writes to
+    descriptor 1 as C code would) goes to stderr: every stdout line is a JSON-RPC message."""
+    env = server_env(tmp_path / "data", DURE_SEARCH__STORE="memory")
+    env["DURE_EXTRA_AGENTS"] += ",contract=mcp_agents:CONTRACT"
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    }
+    call = {"name": "ask_contract", "arguments": {"message": "제2조 내용이 뭐야?"}}
+    sent = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+    ]
+    proc = subprocess.Popen(
+        [str(DURE), "mcp"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in sent))
+    proc.stdin.flush()
+    answered = []
+    for line in proc.stdout:
+        answered.append(json.loads(line))  # a stray line here would not parse
+        if answered[-1].get("id") == 2:
+            break
+    _, errors = proc.communicate(timeout=60)  # closes stdin: the server ends
+    assert [m.get("id") for m in answered if "id" in m][-1] == 2
+    assert "chatty library output" in errors and "chatty C code output" in errors

@@ -7,11 +7,34 @@ unauthenticated local server use. Nothing but the protocol may reach stdout.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
 
 import typer
 
 from dure.llm import ModelSet
 from dure.settings import Settings, get_settings
+
+
+@contextmanager
+def protocol_stdout() -> Iterator[BinaryIO]:
+    """The real stdout, for the protocol alone: while it is held, whatever else writes to
+    stdout (a `print`, a library's C code on descriptor 1) goes to stderr instead."""
+    sys.stdout.flush()
+    protocol = os.fdopen(os.dup(1), "wb", buffering=0)
+    saved, stdout = os.dup(1), sys.stdout
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        yield protocol
+    finally:
+        sys.stdout = stdout
+        os.dup2(saved, 1)
+        os.close(saved)
+        protocol.close()
 
 
 async def serve_stdio(settings: Settings, models: ModelSet | None = None) -> None:
@@ -25,7 +48,8 @@ async def serve_stdio(settings: Settings, models: ModelSet | None = None) -> Non
         turns = Turns(storage, settings, models or ModelSet(settings))
         turns.open()
         try:
-            await build_server(lambda ctx: Door(turns, LOCAL_OWNER)).run_stdio_async()
+            with protocol_stdout() as protocol:
+                await build_server(lambda ctx: Door(turns, LOCAL_OWNER)).run_stdio(protocol)
         finally:
             await turns.close()
 

@@ -26,12 +26,15 @@ import inspect
 import io
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from io import TextIOWrapper
+from typing import Annotated, Any, BinaryIO
 from urllib.parse import quote, unquote
 
+import anyio
 from fastapi import HTTPException
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field
@@ -268,6 +271,13 @@ class DureMCP(FastMCP):
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
         self.door = resolve
+
+    async def run_stdio(self, protocol: BinaryIO) -> None:
+        """Serve on stdin and `protocol` (the real stdout, kept for the protocol alone)."""
+        out = anyio.wrap_file(TextIOWrapper(protocol, encoding="utf-8"))
+        async with stdio_server(stdout=out) as (read, write):
+            options = self._mcp_server.create_initialization_options()
+            await self._mcp_server.run(read, write, options)
 
     async def list_resources(self) -> list[Resource]:
         """Every document of the caller, and every article of its contracts and standards."""
