@@ -146,7 +146,7 @@ class UsageTracker(BaseCallbackHandler):
         with self._lock:
             node, started, by_tool = self._runs.pop(run_id, ("-", time.perf_counter(), False))
             elapsed = (time.perf_counter() - started) * 1000
-            prompt, completion, cached = _token_counts(response)
+            prompt, completion, cached = token_counts(response)
             nu = self.usage.by_node.setdefault(node, NodeUsage())
             if by_tool:
                 self.usage.tool_llm_calls += 1
@@ -168,7 +168,7 @@ class UsageTracker(BaseCallbackHandler):
             self._runs.pop(run_id, None)
 
 
-def _token_counts(response: LLMResult) -> tuple[int, int, bool]:
+def token_counts(response: LLMResult) -> tuple[int, int, bool]:
     """(prompt, completion, from_cache) for one chat-model result."""
     prompt = completion = 0
     cached = False

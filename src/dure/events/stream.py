@@ -27,6 +27,7 @@ from dure.errors import DureError, ErrorCode
 from dure.events.types import Done, ErrorEvent, Event, Question, Thinking, Token, parse_event
 from dure.sources import Source
 from dure.tags import ANSWER_TAG
+from dure.telemetry import TurnObserver
 from dure.usage import BudgetExceeded, UsageTracker
 
 log = logging.getLogger(__name__)
@@ -98,19 +99,52 @@ async def stream_events(
     recursion_limit: int = 50,
     checkpoint_id: str | None = None,
     tap: Tap | None = None,
+    observer: TurnObserver | None = None,
 ) -> AsyncIterator[Event]:
     """Run one turn of `graph` on `thread_id`, yielding typed events, ending with `done`.
 
     `checkpoint_id` runs the turn from that checkpoint of the thread instead of its latest
     (the server does so to leave out a turn that was cut off half-way); `tap` also receives
-    the graph's own stream (see the module docstring).
+    the graph's own stream (see the module docstring); `observer` traces and counts the turn
+    (by default one for the graph's name, message text left out).
     """
     tracker = tracker or UsageTracker()
+    observer = observer or TurnObserver(graph.name, thread_id)
+    observing = observer.start()
+    try:
+        async for event in _turn_events(
+            graph,
+            graph_input,
+            thread_id,
+            output,
+            tracker,
+            recursion_limit,
+            checkpoint_id,
+            tap,
+            observer,
+        ):
+            observer.saw(event)
+            yield event
+    finally:
+        observer.close(observing)
+
+
+async def _turn_events(
+    graph: CompiledStateGraph,
+    graph_input: Mapping[str, Any] | Command,
+    thread_id: str,
+    output: Output,
+    tracker: UsageTracker,
+    recursion_limit: int,
+    checkpoint_id: str | None,
+    tap: Tap | None,
+    observer: TurnObserver,
+) -> AsyncIterator[Event]:
     thread_config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     pinned = {"checkpoint_id": checkpoint_id} if checkpoint_id else {}
     config: RunnableConfig = {
         "configurable": {"thread_id": thread_id, **pinned},
-        "callbacks": [tracker],
+        "callbacks": [tracker, observer],
         "recursion_limit": recursion_limit,
     }
     token = tracker.activate()
@@ -211,5 +245,6 @@ async def stream_turn(
         tracker=tracker,
         checkpoint_id=checkpoint_id,
         tap=tap,
+        observer=TurnObserver(agent.name, thread_id),
     ):
         yield event

@@ -38,13 +38,18 @@ def chat_model(role: Role, settings: Settings | None = None) -> BaseChatModel:
     """The configured chat model for a role."""
     s = settings or get_settings()
     cache = _cache(s.data_dir / "llm_cache.sqlite") if s.enable_cache else None
+    model: BaseChatModel
     if s.provider == "openai":
         from dure.llm.openai_compat import openai_chat_model
 
-        return openai_chat_model(s, role, cache=cache)
-    from dure.llm.local import local_chat_model
+        model = openai_chat_model(s, role, cache=cache)
+    else:
+        from dure.llm.local import local_chat_model
 
-    return local_chat_model(s, role, cache=cache)
+        model = local_chat_model(s, role, cache=cache)
+    # Callbacks see the role in each call's metadata (telemetry); the cache key does not.
+    model.metadata = {**(model.metadata or {}), "dure_role": role}
+    return model
 
 
 class ModelSet:

@@ -46,6 +46,10 @@ def serve(
         raise DureError(
             "여러 워커는 같은 데이터베이스를 써야 합니다: memory 대신 SQLite나 Postgres를 쓰세요."
         )
+    if workers > 1:  # each worker counts into its own files there; /metrics adds them up
+        from dure.telemetry.metrics import multiprocess_dir
+
+        multiprocess_dir()
     s = settings.server
     shown = f"[{s.host}]" if ":" in s.host else s.host
     auth = "API 키 필요" if s.auth else "인증 없음(루프백 전용)"

@@ -41,6 +41,7 @@ from dure.server.store import (
     new_id,
 )
 from dure.settings import Settings
+from dure.telemetry import metrics
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +235,7 @@ class Turns:
         default the exchange of a turn that was just stopped)."""
         limit = self.settings.server.max_concurrent_turns
         if limit > 0 and len(self._running) >= limit:
+            metrics.TURNS_REJECTED.inc()
             raise ServerBusyError(limit)
         head = await self._head(thread.id)
         agent = get_agent(thread.agent)

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from dure.sources import Source
+from dure.telemetry import observe_tool
 
 
 class ToolResult(BaseModel):
@@ -143,6 +144,7 @@ class ToolRegistry:
         started = time.perf_counter()
         result = await self._run(name, args or {})
         result.elapsed_ms = (time.perf_counter() - started) * 1000
+        observe_tool(name, args or {}, result, started)
         return result
 
     async def _run(self, name: str, args: dict[str, Any]) -> ToolResult:

@@ -30,6 +30,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from dure.telemetry import metrics
 from dure.tools._run_slots import SLOTS
 
 BOOT_SOURCE = Path(__file__).with_name("_sandbox_boot.py").read_text(encoding="utf-8")
@@ -298,14 +299,21 @@ async def run_python(source: str, limits: Limits, bwrap: str = "bwrap") -> RunRe
     if path is None or path not in _verified:
         problem = await asyncio.to_thread(sandbox_problem, bwrap)
         if problem is not None:
+            metrics.SANDBOX_RUNS.labels("unavailable").inc()
             raise SandboxError(f"Python 실행 도구를 쓸 수 없습니다: {problem}")
         path = shutil.which(bwrap) or bwrap
-    if not await SLOTS.acquire(limits.max_concurrent, limits.queue_seconds):
+    with metrics.SANDBOX_QUEUE.track_inprogress():
+        acquired = await SLOTS.acquire(limits.max_concurrent, limits.queue_seconds)
+    if not acquired:
+        metrics.SANDBOX_RUNS.labels("busy").inc()
         raise SandboxError(
             f"Python 실행이 밀려 있습니다: 동시에 {limits.max_concurrent}개까지 실행하는데 "
             f"{limits.queue_seconds:g}초를 기다려도 차례가 오지 않았습니다. 잠시 후 다시 시도하세요."
         )
     try:
-        return await _run(path, source, limits)
+        result = await _run(path, source, limits)
     finally:
         SLOTS.release()
+    outcome = "timeout" if result.timed_out else "ok" if result.returncode == 0 else "error"
+    metrics.SANDBOX_RUNS.labels(outcome).inc()
+    return result

@@ -1,14 +1,15 @@
-"""Liveness and readiness, the agent list, and what the web UI needs to know before a key."""
+"""Liveness and readiness, metrics, the agent list, and what the web UI needs before a key."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from dure.agents import agent_names, get_agent
-from dure.server.deps import SettingsDep, TurnsDep
+from dure.server.deps import Owner, SettingsDep, TurnsDep
+from dure.telemetry import metrics
 
 router = APIRouter(tags=["system"])
 
@@ -28,6 +29,19 @@ async def readyz(turns: TurnsDep) -> Any:
     except Exception as e:
         return JSONResponse({"status": "unavailable", "reason": type(e).__name__}, 503)
     return {"status": "ready"}
+
+
+@router.get(
+    "/metrics",
+    summary="Prometheus 지표",
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {}}}},
+)
+async def metrics_text(owner: Owner) -> Response:
+    """Prometheus metrics in the text exposition format, every worker's added up (an API key
+    is needed like anywhere else when auth is on)."""
+    body, content_type = metrics.exposition()
+    return Response(body, media_type=content_type)
 
 
 @router.get("/agents", summary="에이전트 목록")
