@@ -135,6 +135,20 @@ async def test_a_down_server_is_a_clear_note_not_a_failed_turn(settings: Setting
     assert events[-1].content == "그 도구 없이 답합니다."
 
 
+async def test_a_server_that_never_answers_is_left_out_within_its_timeout(
+    settings: Settings,
+) -> None:
+    mute = [sys.executable, "-c", "import time; time.sleep(120)"]  # reads nothing, says nothing
+    settings.mcp.servers = {"mute": McpServerSettings(command=mute[0], args=mute[1:], timeout=2)}
+    bot = Assistant(settings, "그 도구 없이 답합니다.")
+    started = time.monotonic()
+    events = await bot.turn("mute 서버 도구로 알려줘")
+    assert time.monotonic() - started < 30  # bounded: the timeout, and the process is ended
+    [note] = [e.content for e in events if isinstance(e, Thinking) and e.step == "prepare"]
+    assert "MCP 서버 'mute'가 2초 안에 답하지 않았습니다" in note
+    assert events[-1].content == "그 도구 없이 답합니다."
+
+
 async def test_a_slow_server_fails_the_call_in_korean_within_its_timeout(
     settings: Settings, over_http: str
 ) -> None:
