@@ -1,7 +1,11 @@
-"""Lunch exclusions on the frozen blind set (`benchmarks/data/lunch_blind/`, issue 19): what
-the rules read, and whether the dishes the tasks agent names respect every stated exclusion.
+"""Lunch exclusions (issue 19): what the rules read, and whether the dishes the tasks agent
+names respect every stated exclusion — on the frozen blind set (`benchmarks/data/lunch_blind/`,
+written without sight of the code) and on the dev set (`benchmarks/data/lunch_dev/`, written
+by the developers beside the rules), scored and reported apart.
 
-Measured only: nothing in the agent's rules, banks or tables is changed for this set.
+Measured only: nothing in the agent's rules, banks or tables is changed for the blind set.
+A row is `{"id", "request", "now", "excluded": [labels]}`; a dev row also carries `replies`
+(the request's own words for place, time and party, see `ANSWERS`).
 
 1. Reading (rules, no model): the exclusions `parse_slots` (the shipped reader,
    `dure.korean.slots.diet`, as the agent's planner calls it) finds in each request, mapped to
@@ -23,7 +27,8 @@ Measured only: nothing in the agent's rules, banks or tables is changed for this
 Modes (`DURE_BENCH_LUNCH_MODEL=none,local`, default both): `none` — every model call raises a
 connection error (the agent's documented no-model path: rule question, rule order, the workers'
 summary as the answer); `local` — the default local model (`DURE_LOCAL__PATH`), cache off.
-`DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests; Ctrl-C during a mode keeps (and scores)
+`DURE_BENCH_LUNCH_SET=dev,blind` (default both) picks the sets;
+`DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests of each; Ctrl-C during a mode keeps (and scores)
 the requests that finished. Places come from the shipped sample
 catalogue (`tasks.place_search=sample`), so a request outside its areas is asked again.
 """
@@ -59,7 +64,10 @@ from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.testing import Call, ScriptedChatModel
 
-SET = DATA / "lunch_blind" / "requests.jsonl"
+SETS = {
+    "dev": DATA / "lunch_dev" / "requests.jsonl",
+    "blind": DATA / "lunch_blind" / "requests.jsonl",
+}
 KINDS = ("한식", "중식", "일식", "양식", "분식", "아시안")
 
 # --- the mapping from the reader's and the table's vocabulary to the set's labels -----------
@@ -80,8 +88,10 @@ READER_TO_LABEL: dict[str, str | None] = {
     "우유": "우유",
     "난류": "난류",
     "밀": "밀",
+    "글루텐": "글루텐",
     "대두": "대두",
     "메밀": "메밀",
+    "술": None,  # the set has no label for alcohol (nor the table a dish with it)
     # the dish table's allergens
     "새우": "새우",
     "게": "게",
@@ -209,9 +219,9 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-def reading() -> dict[str, Any]:
-    """The reader on every request of the set, against the gold labels."""
-    rows = [_read(r) for r in load_jsonl(SET)]
+def reading(requests: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reader on every request of a set, against the gold labels."""
+    rows = [_read(r) for r in requests]
     tp = sum(len(set(r["found"]) & set(r["gold"])) for r in rows)
     predicted = sum(len(r["found"]) + len(r["unlabelled"]) for r in rows)
     gold = sum(len(r["gold"]) for r in rows)
@@ -261,8 +271,8 @@ def reading() -> dict[str, Any]:
 
 # --- 2. end to end ----------------------------------------------------------------------------
 
-#: The request's own words for each required slot (place, time, party): the only replies a
-#: follow-up question gets. Each one is a substring of its request.
+#: The blind request's own words for each required slot (place, time, party): the only replies
+#: a follow-up question gets. Each one is a substring of its request. (Dev rows carry theirs.)
 ANSWERS: dict[str, tuple[str, str, str]] = {
     "x001": ("강남역 근처", "12시", "3명"),
     "x002": ("판교 테크노밸리", "12시반", "둘이"),
@@ -309,8 +319,11 @@ MAX_REPLIES = 3
 
 
 def _replies(row: dict[str, Any]) -> dict[str, str]:
-    place, when, party = ANSWERS[row["id"]]
-    replies = {"location": place, "datetime": when, "party_size": party}
+    if "replies" in row:
+        replies = dict(row["replies"])
+    else:
+        place, when, party = ANSWERS[row["id"]]
+        replies = {"location": place, "datetime": when, "party_size": party}
     if row["id"] in BUDGETS:
         replies["budget_per_person"] = BUDGETS[row["id"]]
     for words in replies.values():
@@ -466,12 +479,10 @@ def end_to_end(mode: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"summary": summary, "violations": violations, "rows": results}
 
 
-def run() -> dict[str, Any]:
-    """Reading on the whole set; end to end in the modes asked for; print both tables."""
-    read = reading()
+def _print_reading(name: str, read: dict[str, Any]) -> None:
     s = read["summary"]
     print(
-        f"reading (rules): n={s['n']} labels={s['labels']} precision={s['precision']} "
+        f"[{name}] reading (rules): n={s['n']} labels={s['labels']} precision={s['precision']} "
         f"recall={s['recall']} (per request {s['request_precision']}/{s['request_recall']}) "
         f"exact={s['exact']} covered={s['covered']} safe={s['safe']} "
         f"inverted={s['inverted']} over-removed dishes/request={s['over_removed_mean']}"
@@ -494,25 +505,41 @@ def run() -> dict[str, Any]:
                 f"  {r['id']} gold={r['gold']} read={r['read']} missed={r['missed']} "
                 f"extra={r['extra']}" + (f" inverted={r['inverted']}" if r["inverted"] else "")
             )
+
+
+def run() -> dict[str, Any]:
+    """Per set (dev and blind apart): reading on the whole set, end to end in the modes asked
+    for; print both tables."""
+    names = [n.strip() for n in os.environ.get("DURE_BENCH_LUNCH_SET", "dev,blind").split(",")]
+    unknown = [n for n in names if n and n not in SETS]
+    if unknown:
+        raise ValueError(f"DURE_BENCH_LUNCH_SET: unknown set(s) {unknown} (dev, blind)")
     limit = int(os.environ.get("DURE_BENCH_LUNCH_LIMIT", "0") or 0)
-    rows = load_jsonl(SET)[: limit or None]
     modes = [m.strip() for m in os.environ.get("DURE_BENCH_LUNCH_MODEL", "none,local").split(",")]
-    result: dict[str, Any] = {"reading": read, "end_to_end": {}}
-    for mode in [m for m in modes if m]:
-        if mode not in ("none", "local"):
-            raise ValueError(f"DURE_BENCH_LUNCH_MODEL: unknown mode {mode!r} (none, local)")
-        print(f"end to end, model={mode}:", flush=True)
-        e2e = end_to_end(mode, rows)
-        result["end_to_end"][mode] = e2e
-        t = e2e["summary"]
-        print(
-            f"  n={t['n']} (of {t['of']}) respect={t['respect']} (among naming a dish {t['respect_named']}) "
-            f"named_dish={t['named_dish']} asked={t['asked']} {t['asked_for']} "
-            f"violations={t['violations']} errors={t['errors']} llm_calls={t['llm_calls']} "
-            f"{t['seconds']} s (p50 {t['p50_s']} s)"
-        )
-        for v in e2e["violations"]:
-            print(f"  violation {v['id']}: {v['dish']} breaks {v['label']}")
+    bad = [m for m in modes if m and m not in ("none", "local")]
+    if bad:
+        raise ValueError(f"DURE_BENCH_LUNCH_MODEL: unknown mode(s) {bad} (none, local)")
+    result: dict[str, Any] = {}
+    for name in [n for n in names if n]:
+        requests = load_jsonl(SETS[name])
+        read = reading(requests)
+        _print_reading(name, read)
+        rows = requests[: limit or None]
+        result[name] = {"reading": read, "end_to_end": {}}
+        for mode in [m for m in modes if m]:
+            print(f"[{name}] end to end, model={mode}:", flush=True)
+            e2e = end_to_end(mode, rows)
+            result[name]["end_to_end"][mode] = e2e
+            t = e2e["summary"]
+            print(
+                f"[{name}]  n={t['n']} (of {t['of']}) respect={t['respect']} "
+                f"(among naming a dish {t['respect_named']}) "
+                f"named_dish={t['named_dish']} asked={t['asked']} {t['asked_for']} "
+                f"violations={t['violations']} errors={t['errors']} llm_calls={t['llm_calls']} "
+                f"{t['seconds']} s (p50 {t['p50_s']} s)"
+            )
+            for v in e2e["violations"]:
+                print(f"  violation {v['id']}: {v['dish']} breaks {v['label']}")
     return result
 
 

@@ -42,6 +42,11 @@ def echo_results(call: Call) -> Reply:
         "성수 12시 반 2명, 저 비건이에요",
         "홍대 1시 2명 점심, 밀가루 안 들어간 걸로",
         "종로 12시 3명, 우유 알레르기 있고 중식 말고",
+        "강남 12시 반 4명, 짬뽕은 빼고 중식으로",
+        "역삼 12시 2명, 분식 말고 든든한 거",
+        "을지로 12시 넷이서, 한 명이 조개랑 꽃게 알러지",
+        "홍대 1시 3명 해물은 다들 별로래요",
+        "여의도 파크원 앞 12시 2명, 밀가루가 몸에 안 맞아요",
     ],
 )
 async def test_lunch_answers_respect_every_stated_exclusion(
@@ -51,8 +56,16 @@ async def test_lunch_answers_respect_every_stated_exclusion(
         events = await turn(ctx, request_text)
         state = await state_of(ctx)
     exclusions = state["conversation"]["slots"]["exclusions"]
-    answer = done(events).content
+    answer = re.sub(r"\(제외: [^)]*\)", "", done(events).content)  # its echo names none
     names = sorted((d.name for d in dishes()), key=len, reverse=True)  # "참치김밥" before "김밥"
     named = re.findall("|".join(map(re.escape, names)), answer)
     assert named, answer
     assert not [n for n in named if any(dish(n).breaks(e) for e in exclusions)], answer  # type: ignore[union-attr]
+
+
+async def test_a_count_in_an_exclusion_clause_is_not_the_party(settings: Settings) -> None:
+    async with agent(settings, ScriptedChatModel(echo_results)) as ctx:
+        events = await turn(ctx, "판교 12시 다섯 명인데 그 중 한 명이 땅콩 알래르기")
+        slots = (await state_of(ctx))["conversation"]["slots"]
+    assert slots["party_size"] == 5 and slots["exclusions"] == ["땅콩"]
+    assert "마라탕" not in done(events).content

@@ -29,6 +29,11 @@ def lunch(text: str, now: datetime = WED, expect: tuple[str, ...] = ()) -> dict[
         ("종로 3가에서", "종로 3가", "종로"),
         ("서면에서", "서면", "서면"),
         ("대구 동성로 쪽에서", "대구 동성로", "대구 동성로"),
+        # a landmark keeps the place before it, and the area is that place's
+        ("강남 교보타워 앞에서", "강남 교보타워", "강남"),
+        ("여의도 파크원 근처", "여의도 파크원", "여의도"),
+        ("판교역 현대백화점 쪽으로", "판교역 현대백화점", "판교"),
+        ("12시에 강남 말고 역삼에서", "역삼", "역삼"),
     ],
 )
 def test_place_as_said_and_its_area(text: str, place: str, area: str) -> None:

@@ -77,3 +77,30 @@ async def test_an_excluded_dish_from_the_model_is_refused_and_the_rule_order_sta
     assert (await rank(pool, "", failing)) == (pool[:3], "rules")
     assert (await rank(pool[:1], "", failing)) == (pool[:1], "single")  # nothing to rank
     assert len(failing.calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("exclusion", "broken"),
+    [
+        (
+            "비건",
+            lambda d: {*MEAT, "생선", "고등어", "새우", "조개류", "우유", "난류"} & {*d.allergens},
+        ),
+        ("채식", lambda d: {*MEAT, "생선", "고등어", "새우", "오징어"} & {*d.allergens}),
+        ("할랄", lambda d: "돼지고기" in d.allergens),
+        ("글루텐", lambda d: "밀" in d.allergens),
+        ("생선", lambda d: {"생선", "고등어"} & {*d.allergens}),
+        ("조개류", lambda d: "조개류" in d.allergens),
+        ("돈가스", lambda d: "돈가스" in d.name),
+    ],
+)
+def test_each_exclusion_word_rules_out_what_it_means(exclusion: str, broken: object) -> None:
+    left = allowed(dishes(), [exclusion])
+    assert left and not [d.name for d in left if broken(d)]  # type: ignore[operator]
+    assert len(left) < len(dishes())
+
+
+def test_a_diet_or_allergen_word_is_never_read_as_a_dish_name() -> None:
+    # the vegan bowl is what a vegan may eat; an allergen no dish holds removes nothing
+    assert "비건 볼" in {d.name for d in allowed(dishes(), ["비건"])}
+    assert allowed(dishes(), ["게", "술"]) == dishes()

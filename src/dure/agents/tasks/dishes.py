@@ -26,13 +26,25 @@ from dure.usage import BudgetExceeded
 
 log = logging.getLogger(__name__)
 
-#: Exclusion words (`dure.korean.slots.diet`) that stand for several allergen labels.
+_MEAT = frozenset({"돼지고기", "쇠고기", "닭고기"})
+_FISH = frozenset({"생선", "고등어"})
+_SEAFOOD = _FISH | {"새우", "게", "오징어", "조개류"}
+#: Exclusion words (`dure.korean.slots.diet`) that stand for several allergen labels: a nut
+#: allergy is served no peanuts, 글루텐 is 밀, a diet rules out what it does (채식: meat, fish
+#: and other seafood; 비건 also milk and eggs; 할랄: pork — the table lists no alcohol).
 GROUPS: dict[str, frozenset[str]] = {
-    "고기": frozenset({"돼지고기", "쇠고기", "닭고기"}),
-    "해산물": frozenset({"생선", "고등어", "새우", "게", "오징어", "조개류"}),
+    "고기": _MEAT,
+    "해산물": _SEAFOOD,
+    "생선": _FISH,
     "갑각류": frozenset({"새우", "게"}),
     "견과류": frozenset({"땅콩", "호두", "잣"}),
+    "글루텐": frozenset({"밀"}),
+    "채식": _MEAT | _SEAFOOD,
+    "비건": _MEAT | _SEAFOOD | {"우유", "난류"},
+    "할랄": frozenset({"돼지고기"}),
 }
+#: Exclusions that rule out the table's 고기 kind as a whole.
+MEATLESS = frozenset({"고기", "채식", "비건"})
 SPICY = "매운 음식"
 #: How many candidates the ranking call sees (an enum the local model handles well).
 MAX_CANDIDATES = 12
@@ -49,13 +61,17 @@ class Dish(BaseModel):
     spicy: int = Field(ge=0, le=3)
 
     def breaks(self, exclusion: str) -> bool:
-        """True when this dish is something the user excluded."""
+        """True when this dish is something the user excluded: spicy, of the kind, holding
+        an allergen of the group or the allergen itself, else a dish named ("짜장" → 짜장면)."""
         if exclusion == SPICY:
             return self.spicy > 0
-        if exclusion == self.category:
+        if exclusion == self.category or (exclusion in MEATLESS and self.category == "고기"):
             return True
-        labels = GROUPS.get(exclusion, frozenset({exclusion}))
-        return bool(labels & set(self.allergens)) or exclusion in self.name
+        if exclusion in GROUPS:
+            return bool(GROUPS[exclusion] & set(self.allergens))
+        if exclusion in allergens():
+            return exclusion in self.allergens
+        return exclusion in self.name
 
 
 @lru_cache(maxsize=1)
@@ -63,6 +79,13 @@ def dishes() -> list[Dish]:
     """The dish table, in its own (rule) order."""
     data = json.loads(files("dure").joinpath("data/dishes.json").read_text(encoding="utf-8"))
     return [Dish.model_validate(d) for d in data["dishes"]]
+
+
+@lru_cache(maxsize=1)
+def allergens() -> frozenset[str]:
+    """Every allergen label the table or a group names (an exclusion that is one is never
+    looked for in dish names)."""
+    return frozenset(a for d in dishes() for a in d.allergens).union(*GROUPS.values())
 
 
 def dish(name: str) -> Dish | None:

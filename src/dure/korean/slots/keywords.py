@@ -67,6 +67,7 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "중식",
         "중국집",
         "중국 음식",
+        "중국",
         "중국음식",
         "중화요리",
         "짜장",
@@ -235,6 +236,28 @@ def extract_keywords(u: Utterance) -> None:
         u.add("cuisine", said, start, end)
     for m in _EQUIPMENT_RE.finditer(u.text):
         u.add("equipment", _EQUIPMENT[m.group(0).lower()], m.start(), m.end())
+
+
+#: Words that name a whole kind of food, not one dish ("중국집 말고" rules out all of 중식).
+_KIND_WORDS = frozenset({"중국", "중국 음식", "중국음식", "중화요리", "고깃집"})
+#: Spellings people use for a dish, → the dish table's ("돈까스" → "돈가스").
+_SPELLINGS = (("까스", "가스"), ("자장", "짜장"), ("쭈꾸미", "주꾸미"))
+
+
+def is_kind(word: str) -> bool:
+    """True when the food word names a whole kind ("중식", "중국집", "분식"), not a dish."""
+    word = _SHOP_SUFFIX.sub("", word.strip().lower())
+    return word in CUISINES or word in _KIND_WORDS
+
+
+def food_exclusion(word: str) -> str:
+    """What a negated food rules out: its kind for a kind word ("중국집" → "중식"), else the
+    dish as the table spells it ("돈까스" → "돈가스")."""
+    if is_kind(word):
+        return canonical_cuisine(word) or word
+    for said, table in _SPELLINGS:
+        word = word.replace(said, table)
+    return word
 
 
 def canonical_cuisine(word: str) -> str | None:

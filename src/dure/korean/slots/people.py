@@ -1,4 +1,8 @@
-"""Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명"."""
+"""Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명".
+
+A count of some of the party is not its size: "5명 중에 두 명", or a count that is the subject
+of what someone cannot eat ("넷이서 가는데 한 명이 갑각류 알레르기": 4, not 1).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import re
 
 from dure.korean.numbers import COUNT, NATIVE, alternation, count_value
 from dure.korean.slots.core import Utterance
+from dure.korean.slots.negation import same_clause
 
 _ME = r"(?:나|저|본인)"
 _INCLUDING = re.compile(
@@ -35,6 +40,19 @@ _PAIR = re.compile(
     r"(?=\s*$|[\s,.!?]|\s*(?:먹|가|갈|점심|밥|식사|만|서))"
     r"|(?<![가-힣])(?P<w3>둘|셋|넷)(?=\s*$|\s*[,.!?])"
 )
+_SUBSET_BEFORE = re.compile(r"(?:중|가운데)\s*(?:에서|에|엔|에는)?\s*$")
+_SUBJECT_AFTER = re.compile(r"\s*(?:이|가|은|는|도|만)(?=\s)")
+
+
+def _some_of_them(u: Utterance, start: int, end: int) -> bool:
+    """The count at `text[start:end]` is some of the party ("그중 한 명이", "한 명이 비건")."""
+    if _SUBSET_BEFORE.search(u.text[:start]):
+        return True
+    if not _SUBJECT_AFTER.match(u.raw, end):
+        return False
+    return any(e.start >= end and same_clause(u.raw[end : e.start]) for e in u.of("exclusion"))
+
+
 _BARE = re.compile(rf"^\s*(?P<n>{COUNT})\s*(?:명|분|인)?\s*(?:이요|요|이에요|입니다)?\s*[.!]?\s*$")
 
 
@@ -53,6 +71,8 @@ def extract_party(u: Utterance, *, expected: bool = False) -> None:
         if m.group("c") == "분" and word.isdigit() and not _PEOPLE_AFTER_BUN.match(u.raw, m.end()):
             continue
         if m.group("c") == "인" and not word.isdigit():
+            continue
+        if _some_of_them(u, m.start(), m.end()):
             continue
         values = [count_value(word), count_value(m.group("n2") or "")]
         u.add("party_size", max(v for v in values if v), m.start(), m.end())

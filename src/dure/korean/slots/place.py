@@ -1,8 +1,9 @@
 """Places: a gazetteer of names and aliases (package data), then place-like phrases.
 
 A place slot keeps what the user said, without particles, 근처/쪽/앞/기준, line or exit
-numbers ("선릉역 5번 출구 근처에서" → "선릉역", "부산 서면 쪽" → "부산 서면"); its canonical
-area for search is `canonical_place` ("선릉역" → the catalogue's area). A name outside the
+numbers ("선릉역 5번 출구 근처에서" → "선릉역", "부산 서면 쪽" → "부산 서면"), and a landmark
+keeps the place before it ("여의도 파크원 앞" → "여의도 파크원"); its canonical area for search
+is `canonical_place` ("선릉역" → the catalogue's area, "여의도 파크원" → 여의도). A name outside the
 gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역; words that are not
 places (회사, 집, 여기 …) never are.
 """
@@ -14,7 +15,7 @@ import re
 from functools import lru_cache
 from importlib.resources import files
 
-from dure.korean.slots.core import Utterance
+from dure.korean.slots.core import Mention, Utterance
 from dure.korean.slots.keywords import VOCABULARY
 
 _NOT_PLACES = frozenset(
@@ -57,6 +58,11 @@ def _gazetteer_re() -> re.Pattern[str]:
     return re.compile(rf"(?<![가-힣A-Za-z])(?:{alternatives})(?:역)?")
 
 
+def known_places(text: str) -> list[tuple[int, int]]:
+    """The spans of the gazetteer's names in `text`."""
+    return [m.span() for m in _gazetteer_re().finditer(text)]
+
+
 def canonical_place(name: str) -> str:
     """The canonical name of a place (`"을지로입구역"` → `"을지로"`), else the name without 역."""
     compact = re.sub(r"\s+", " ", name.strip())
@@ -64,7 +70,12 @@ def canonical_place(name: str) -> str:
     if compact in known:
         return known[compact]
     stripped = re.sub(r"역$", "", compact)
-    return known.get(stripped, stripped)
+    if stripped in known:
+        return known[stripped]
+    for word in compact.split():  # a landmark after a known place: "여의도 파크원"
+        if (area := known.get(word) or known.get(re.sub(r"역$", "", word))) is not None:
+            return area
+    return stripped
 
 
 def _is_place(name: str) -> bool:
@@ -90,6 +101,7 @@ def extract_places(u: Utterance, *, expected: bool = False) -> None:
     """Places (`place`) as said; `expected` accepts a bare name as the answer ("합정이요")."""
     for m in _gazetteer_re().finditer(u.text):
         _add(u, m.start(), m.end())
+    known = u.of("place")
     for pattern in (_LOOSE, _STATION):
         for m in pattern.finditer(u.text):
             if _is_place(m.group("name")):
@@ -99,3 +111,19 @@ def extract_places(u: Utterance, *, expected: bool = False) -> None:
     if expected and not u.of("place") and (bare := _BARE.match(u.text)):
         if _is_place(bare.group("name")):
             _add(u, bare.start("name"), bare.end("name"))
+    _join_adjacent(u, known)
+
+
+def _join_adjacent(u: Utterance, known: list[Mention]) -> None:
+    """An unknown name right after a known place is a landmark there: one place ("강남
+    교보타워"); of two known names the later one stands ("신사역 가로수길" → 가로수길)."""
+    places = u.of("place")
+    for first, second in zip(places, places[1:], strict=False):
+        if (
+            any(first is k for k in known)
+            and not any(second is k for k in known)
+            and u.raw[first.end : second.start].isspace()
+        ):
+            second.start, second.negated = first.start, second.negated or first.negated
+            second.value = re.sub(r"\s+", " ", u.raw[second.start : second.end]).strip()
+            u.mentions.remove(first)
