@@ -55,6 +55,9 @@ def test_exclusions(text: str, exclusions: list[str] | None) -> None:
         ("돈까스는 지난주에 먹어서 질렸음", ["돈가스"]),
         ("일식 아닌 걸로 부탁해", ["일식"]),
         ("샐러드 말곤 다 괜찮아", ["샐러드"]),
+        ("짜장면만 아니면 돼요", ["짜장면"]),
+        ("분식은 좀 그래요", ["분식"]),
+        ("해물은 됐고 고기로", ["해산물"]),
         # ingredient words: shellfish, crab, the allergen vocabulary, English
         ("홍합이나 바지락 들어간 건 빼줘", ["조개류"]),
         ("굴 알레르기", ["조개류"]),
@@ -89,6 +92,7 @@ def test_exclusions(text: str, exclusions: list[str] | None) -> None:
         ("짬뽕 먹고 싶은데 매운 건 싫어", ["매운 음식"]),
         ("한식, 매운 거 빼고", ["매운 음식"]),
         ("매운 게 싫어", ["매운 음식"]),
+        ("매운 게 안 땡겨", ["매운 음식"]),
         ("국밥 먹고 싶어서 다른 건 싫어", None),
         ("삼겹살 강남 5명 저녁 말고 점심에", None),
     ],
@@ -120,6 +124,8 @@ def test_a_negated_food_is_never_the_wish(text: str, wish: str | None) -> None:
         ("여섯 명인데 그중 한 명은 매운 걸 못 먹어", 6),
         ("3명, 한 명은 돼지고기 안 먹음", 3),
         ("두 명이 갈 건데 매운 거 빼고", 2),
+        ("3명이고 1명 비건", 3),
+        ("4명 매운 거 빼고", 4),
         ("1명이요", 1),
     ],
 )

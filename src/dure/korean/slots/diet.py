@@ -131,10 +131,11 @@ def _index(vocab: dict[str, tuple[str, ...]]) -> dict[str, str]:
 
 _WORDS = _index(EXCLUSIONS)
 _INGREDIENT = re.compile(rf"(?<![가-힣A-Za-z])(?:{alternation(_WORDS)})(?![A-Za-z])", re.IGNORECASE)
+_ADNOMINAL = "[운는은된한인던간난든른픈쁜린긴진]"
 #: 게 alone is crab only where nothing else can be meant ("게 알레르기", "새우랑 게"), never
-#: "매운 게" (= 것이).
+#: "매운 게" (= 것이, after a word that modifies it).
 _CRAB = re.compile(
-    rf"(?<![가-힣])게(?=\s*(?:{ALLERGY}|랑|이랑|하고|나\s|,|/|·|\)|류|살|요리|들어|종류)"
+    rf"(?<![가-힣])(?<!{_ADNOMINAL}\s)게(?=\s*(?:{ALLERGY}|랑|이랑|하고|나\s|,|/|·|\)|류|살|요리|들어|종류)"
     r"|\s*(?:빼|말고|제외|못|안\s))"
     r"|(?:(?<=[,/·]\s)|(?<=[,/·])|(?<=랑\s)|(?<=나\s)|(?<=하고\s)|(?<=와\s))게"
 )

@@ -48,8 +48,10 @@ def _some_of_them(u: Utterance, start: int, end: int) -> bool:
     """The count at `text[start:end]` is some of the party ("그중 한 명이", "한 명이 비건")."""
     if _SUBSET_BEFORE.search(u.text[:start]):
         return True
-    if not _SUBJECT_AFTER.match(u.raw, end):
-        return False
+    if not _SUBJECT_AFTER.match(u.raw, end) and not any(
+        m.end <= start and not m.negated for m in u.of("party_size")
+    ):
+        return False  # "4명 매운 거 빼고" is the party; "3명이고 1명 비건" is not
     return any(e.start >= end and same_clause(u.raw[end : e.start]) for e in u.of("exclusion"))
 
 
