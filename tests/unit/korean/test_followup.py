@@ -1,0 +1,85 @@
+"""Previous-turn reference: the rules that decide without the example bank or any LLM call.
+
+The messages here are this file's own (never from a blind set). The model is a scripted one
+with no replies: reaching the LLM tier would fail the test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dure.korean.followup import decide_followup, followup_by_rules, leans_on_previous_turn
+from dure.llm import ModelSet
+from dure.settings import Settings
+from dure.testing import ScriptedChatModel
+
+PREVIOUS = [
+    {"role": "user", "content": "내일 대전 날씨 어때?"},
+    {"role": "assistant", "content": "내일 대전은 흐리고 낮 최고 24도예요."},
+]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "청주는?",
+        "모레는요?",
+        "KTX는?",
+        "세종도 알려줘",
+        "천안은 어때?",
+        "영어로",
+        "중국어로는?",
+        "English로",
+        "두 줄로 요약 ㄱㄱ",
+        "더 쉽게 설명해 주세요",
+        "표로 정리해줘",
+        "존댓말로 바꿔줘",
+        "근거는?",
+        "예시 좀",
+        "진짜?",
+        "왜 그래?",
+    ],
+)
+def test_a_bare_topic_or_a_request_to_redo_the_answer_leans_on_the_previous_turn(
+    message: str,
+) -> None:
+    assert leans_on_previous_turn(message)
+    ruled = followup_by_rules(message, has_previous=True)
+    assert ruled is not None
+    assert (ruled.refers_to_previous, ruled.decided_by) == (True, "rule")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "사무실 이전 비용은 누가 내?",  # 이전: relocation, not "the previous answer"
+        "그림 그리는 법 알려줘",
+        "그래프 그리는 법",
+        "모레 청주 날씨도 알려줘",  # a question of its own: day, place and topic named
+        "강남역 근처 맛집 리스트는?",
+        "영어 공부 어떻게 해?",
+        "요약 잘하는 법 알려줘",
+        "번역해줘: 회의는 다음 주로 미뤄졌습니다",  # pasted text brings its own content
+        "'수고하셨습니다' 영어로",
+        "표 만드는 법",
+    ],
+)
+def test_a_message_that_names_its_own_content_is_not_decided_by_these_rules(
+    message: str,
+) -> None:
+    assert not leans_on_previous_turn(message)
+
+
+def test_article_references_and_an_empty_history_stay_false() -> None:
+    named = followup_by_rules("제12조는?", has_previous=True)
+    assert named is not None and not named.refers_to_previous
+    alone = followup_by_rules("영어로", has_previous=False)
+    assert alone is not None and not alone.refers_to_previous
+
+
+async def test_decided_by_rule_without_any_model_call(settings: Settings) -> None:
+    no_llm = ModelSet(settings, ScriptedChatModel([]))
+    redo = await decide_followup("세 줄로 줄여줘", PREVIOUS, no_llm)
+    topic = await decide_followup("청주는?", PREVIOUS, no_llm)
+    assert (redo.refers_to_previous, redo.decided_by) == (True, "rule")
+    assert (topic.refers_to_previous, topic.decided_by) == (True, "rule")
