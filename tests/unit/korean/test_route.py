@@ -25,11 +25,34 @@ from dure.korean.route import rule_route, tool_hint
         ("출장비 규정 알려줘", "rag"),
         ("사내 보안 지침에서 외부 메일 얘기", "rag"),
         ("취업 규칙상 지각 기준은?", "rag"),
+        # manuals the user added; the law, rain, translation and code tasks are not theirs
+        ("냉장고 설명서에 냉동실 온도 몇 도로 하라고 돼 있어?", "rag"),
+        ("신입 핸드북 보면 점심시간 따로 정해져 있어?", "rag"),
+        ("배포 가이드에 롤백 절차 있어?", "rag"),
+        ("퇴직금은 법적으로 언제까지 줘야 돼?", "agent"),  # the law, not the handbook
+        ("연차 미사용 수당 근로기준법상 계산법", "agent"),
+        ("이따 퇴근할 때 비 와?", "agent"),
+        ("휴가 신청서 양식 문장 영어로 바꿔줘", "agent"),
+        ("자바스크립트로 배열 섞는 함수 짜줘", "agent"),
     ],
 )
 def test_rules_decide_the_obvious(question: str, route: str) -> None:
     decision = rule_route(question, has_collection=True)
     assert decision is not None and decision.route == route
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "드레스코드 자율이야?",  # 코드 here is a dress code, not a program
+        "야근하면 저녁 식대 몇 시부터 나와?",  # a clock word in a document question
+        "원격근무 가능한 요일 정해져 있어?",
+        "보안 프로그램 설치 안 하면 안 돼?",
+    ],
+)
+def test_loose_tool_words_do_not_decide_agent(question: str) -> None:
+    decision = rule_route(question, has_collection=True)
+    assert decision is None or decision.route == "rag"
 
 
 @pytest.mark.parametrize(
