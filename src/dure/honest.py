@@ -5,11 +5,16 @@ registered, a small model answers from its own memory as if it had looked (measu
 "LangGraph는 한글 자연어 처리를 위한 라이브러리입니다." after a failed search; a made-up
 temperature with no weather key). These answers replace that call: they name what failed, why
 (the tool's own Korean message, which says what would fix it), and that nothing was guessed.
+`Gate` keeps any sentence with a figure the sources do not hold from reaching the user.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dure.events import Thinking, Token, emit
+from dure.korean.figures import unsupported
 
 NO_DOCUMENTS = (
     "등록된 문서가 없어 찾아볼 수 없습니다. 문서를 추가하면 그 내용에 근거해 답하겠습니다 "
@@ -17,11 +22,49 @@ NO_DOCUMENTS = (
 )
 
 
+def _listed(reasons: Sequence[str]) -> str:
+    return "\n".join(f"- {reason.strip()}" for reason in dict.fromkeys(reasons) if reason.strip())
+
+
 def tools_failed(reasons: Sequence[str]) -> str:
     """The answer when every tool of the turn failed; `reasons` are the tools' messages."""
-    lines = "\n".join(f"- {reason.strip()}" for reason in dict.fromkeys(reasons) if reason.strip())
+    lines = _listed(reasons)
     return (
         "필요한 정보를 도구로 확인하지 못했습니다.\n"
         f"{lines}\n"
         "확인되지 않은 내용은 추측해서 답하지 않겠습니다."
     )
+
+
+def partly_failed(reasons: Sequence[str]) -> str:
+    """The note after an answer built on some tools while others failed."""
+    return f"\n\n다음 내용은 도구가 실패해 확인하지 못했습니다.\n{_listed(reasons)}"
+
+
+@dataclass
+class Gate:
+    """Passes answer sentences whose figures the `sources` texts support (by value: "1천분의
+    1.5" = "0.15%"), emitting them as tokens; a sentence with a figure no source, question or
+    tool output holds never reaches the user, and `report` says it was left out."""
+
+    sources: list[str]
+    step: str = "respond"
+    dropped: list[str] = field(default_factory=list)
+
+    def __call__(self, sentence: str) -> str:
+        if unsupported(sentence, self.sources):
+            self.dropped.append(sentence.strip())
+            return ""
+        emit(Token(content=sentence))
+        return sentence
+
+    def report(self) -> None:
+        """Say that sentences were left out (never a silent change)."""
+        if self.dropped:
+            emit(
+                Thinking(
+                    step=self.step,
+                    content=f"근거 자료에서 확인되지 않는 수치가 있는 문장 {len(self.dropped)}개를 "
+                    "답변에서 뺐습니다.",
+                )
+            )

@@ -146,13 +146,13 @@ async def test_scenario_1_one_tool(settings: Settings) -> None:
         [
             intent("new_question", "서울 날씨", True),
             plan({"step_id": 1, "tool": "web_search", "input": "서울 날씨"}),
-            "서울은 맑고 15°C입니다.",
+            "서울 날씨에 관한 문서 3건을 찾았습니다.",
         ],
     )
     events = await h.turn("서울 날씨 알려줘")
     assert (await h.paths())[-1] == TOOL_PATH
     assert done(events).usage.llm_calls == len(h.agent_calls()) == 3
-    assert done(events).content == "서울은 맑고 15°C입니다."
+    assert done(events).content == "서울 날씨에 관한 문서 3건을 찾았습니다."
     assert [c.node for c in h.model.calls] == ["intent_classifier", "planner", "final_answer"]
     answer = h.model.calls[-1]
     assert TOOL_RESULTS_MARK in answer.prompt
@@ -369,6 +369,45 @@ async def test_empty_replan_after_failures_answers_honestly(settings: Settings) 
     assert done(events).usage.llm_calls == 3
     answer = done(events).content
     assert "API rate limit exceeded" in answer and "추측해서 답하지 않겠습니다" in answer
+    assert "".join(e.content for e in events if e.type == "token") == answer
+
+
+async def test_figures_no_tool_returned_never_reach_the_user(settings: Settings) -> None:
+    h = harness(
+        settings,
+        [
+            intent("new_question", "서울 날씨", True),
+            plan({"step_id": 1, "tool": "web_search", "input": "서울 날씨"}),
+            "서울 날씨 문서 3건을 찾았습니다. 지금 서울은 맑고 기온은 25°C입니다.",
+        ],
+    )
+    events = await h.turn("서울 날씨 알려줘")
+    # The search returned no temperature: the sentence that has one is left out, and said so.
+    assert done(events).content == "서울 날씨 문서 3건을 찾았습니다."
+    notes = [e.content for e in events if e.type == "thinking" and "수치" in e.content]
+    assert notes == ["근거 자료에서 확인되지 않는 수치가 있는 문장 1개를 답변에서 뺐습니다."]
+
+
+async def test_a_step_that_failed_is_named_after_an_answer_built_on_the_others(
+    settings: Settings,
+) -> None:
+    h = harness(
+        settings,
+        [
+            intent("new_question", "서울 날씨 검색과 날씨 조회", True),
+            plan(
+                {"step_id": 1, "tool": "web_search", "input": "서울 날씨"},
+                {"step_id": 2, "tool": "get_weather", "input": "서울"},
+            ),
+            plan(),  # the replanner gives up on the weather
+            "서울 날씨 문서 3건을 찾았습니다.",
+        ],
+        weather_fails=True,
+    )
+    events = await h.turn("서울 날씨를 검색하고 날씨 API로도 확인해줘")
+    answer = done(events).content
+    assert answer.startswith("서울 날씨 문서 3건을 찾았습니다.")
+    assert "도구가 실패해 확인하지 못했습니다" in answer and "API rate limit exceeded" in answer
     assert "".join(e.content for e in events if e.type == "token") == answer
 
 

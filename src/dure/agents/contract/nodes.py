@@ -17,7 +17,7 @@ from dure.agents.contract import prompts, rules
 from dure.agents.contract.bookkeeping import absorb, model_tool_calls, select_tools
 from dure.agents.contract.context import answer_messages, planner_messages, previous_turn_from
 from dure.agents.contract.deps import Deps
-from dure.agents.contract.grounding import Gate, missing_quotes
+from dure.agents.contract.grounding import missing_quotes
 from dure.agents.contract.state import ContractState, ToolCall, last_evaluation
 from dure.errors import ErrorCode
 from dure.events import (
@@ -32,6 +32,7 @@ from dure.events import (
     ToolSelected,
     emit,
 )
+from dure.honest import Gate
 from dure.korean.decision import decision_event
 from dure.korean.followup import decide_followup
 from dure.korean.scope import decide_scope

@@ -221,15 +221,27 @@ def _note(text: str) -> None:
     emit(Thinking(step="final_answer", content=text))
 
 
+def _unrecovered_failures(past: list[dict[str, Any]]) -> list[str]:
+    """The failed steps' messages, for steps that no later attempt got right."""
+    ok = successful_outputs(past)
+    return [
+        str(r.get("output", ""))
+        for r in past
+        if r.get("status") != "success" and r["step"].get("step_id") not in ok
+    ]
+
+
 async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     """One streamed LLM call: tool results (FINAL_ANSWER_PROMPT) or plain conversation."""
     emit(Generating(content="답변을 작성하는 중입니다."))
     past = state.get("past_steps") or []
-    if past and not successful_outputs(past):
+    outputs = successful_outputs(past)
+    if past and not outputs:
         # Every step failed: say why, by rule — never an answer from the model's memory.
         result = honest.tools_failed([str(r.get("output", "")) for r in past])
         emit(Token(content=result))
         return {"result": result, "messages": _with_turn(state, result)}
+    gate = None
     if past:
         system = prompts.FINAL_ANSWER_PROMPT.format(
             current_datetime=state["current_datetime"],
@@ -237,6 +249,10 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
             rewritten_query=state.get("rewritten_query") or state["input"],
             results=_records_text(past),
             data_rule=DATA_RULE,
+        )
+        # Only figures the tools returned (or the request holds) reach the user.
+        gate = honest.Gate(
+            [*outputs.values(), state["input"], state["current_datetime"]], step="final_answer"
         )
     else:
         system = prompts.GENERAL_CONVERSATION_PROMPT.format(
@@ -248,8 +264,15 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
         HumanMessage(state["input"]),
     ]
     result = await answer_in_kind(
-        state["input"], deps.models("smart"), messages, FINAL_MAX_TOKENS, _show, _note
+        state["input"], deps.models("smart"), messages, FINAL_MAX_TOKENS, gate or _show, _note
     )
+    if gate is not None:
+        gate.report()
+        failed = _unrecovered_failures(past)
+        if failed:  # what could not be checked is said by rule, whatever the answer says
+            note = honest.partly_failed(failed)
+            emit(Token(content=note))
+            result += note
     sources = step_sources(past)
     if sources:
         emit(SourcesEvent(content=sources))
