@@ -3,9 +3,9 @@
 Rules first: reference words ("그", "그거", "방금", "아까", "그럼", "위에서", "더 자세히", "왜?")
 read from Kiwi morphemes, not substrings, so "그림", "그룹" and "아까시나무" do not count; a
 message that names its own articles or is small talk does not lean on the previous turn; a
-bare topic with only a particle ("부산은?", "엔화는?", "광주도 알려줘") and a request to redo
-the previous answer that names nothing else ("영어로", "3줄 요약ㄱㄱ", "더 쉽게 설명해줘",
-"근거는?") do. Then the example bank (tier 2); only what it leaves open goes to the `fast`
+bare topic with only a particle ("부산은?", "엔화는?", "광주도 알려줘"), a short condition
+("8일째면?"), a pick from a list ("둘 중에 뭐가 싸?") and a request to redo the previous answer
+that names nothing else ("영어로", "3줄 요약ㄱㄱ", "더 쉽게 설명해줘", "근거는?") do. Then the example bank (tier 2); only what it leaves open goes to the `fast`
 model (a bounded JSON judgement).
 """
 
@@ -102,6 +102,15 @@ _BARE_CHARS = 6
 _REDO_CHARS = 25
 #: A pasted text ("번역해줘: …", quotes) brings its own content.
 _PASTED = re.compile(r"[:'\"“”‘’「」]")
+#: A short condition with no question of its own ("8일째면?", "하루 20분만 하면?", "위반하면?"):
+#: what happens then is the previous turn's matter. Two numbers or more may be a sum of its own
+#: ("10에서 3 빼면?"), and a longer message may say what it asks.
+_BARE_CONDITION = re.compile(r"면\s*[?？]*\s*$")
+_CONDITION_CHARS = 13
+#: One of the things the previous answer listed ("둘 중에 뭐가 싸?", "두 번째 거 자세히").
+_PICK = re.compile(
+    r"[둘셋]\s*중|[두세네]\s*개\s*중|(?:첫|두|세|네)\s*번째\s*(?:거|꺼|것|건|걸|게)|마지막\s*(?:거|꺼|것)"
+)
 #: After a bare topic's particle, only a generic request may follow ("광주도 알려줘", "부산은 어때?").
 _GENERIC = {"알리", "어떻", "어떠", "보이", "주"}
 
@@ -130,16 +139,23 @@ def _redo_request(morphs: Sequence[tuple[str, str]]) -> bool:
 
 
 def leans_on_previous_turn(text: str) -> bool:
-    """Whether `text` names nothing of its own beyond a topic or a way to redo an answer:
-    a bare topic with a particle ("부산은?", "SRT는?", "광주도 알려줘") or a request to redo the
-    previous answer ("영어로", "한 줄로 요약 ㄱㄱ", "더 쉽게 설명해줘", "근거는?", "진짜?").
+    """Whether `text` names nothing of its own beyond a topic, a condition, a pick or a way to
+    redo an answer: a bare topic with a particle ("부산은?", "SRT는?", "광주도 알려줘"), a short
+    condition ("8일째면?", "위반하면?"), one of the things listed before ("둘 중에 뭐가 싸?",
+    "두 번째 거 자세히"), or a request to redo the previous answer ("영어로", "한 줄로 요약 ㄱㄱ",
+    "더 쉽게 설명해줘", "근거는?", "진짜?").
 
     With a previous turn, such a message cannot be answered without it. Article references
     ("제10조는?") and pasted text are not this (the caller checks articles first).
     """
     if _PASTED.search(text):
         return False
+    if _PICK.search(text):
+        return True
     bare = re.sub(r"\s", "", text)
+    if _BARE_CONDITION.search(text) and len(text.strip()) <= _CONDITION_CHARS:
+        if len(re.findall(r"\d+", text)) <= 1:
+            return True
     morphs = morphemes(text)
     if len(bare) <= _REDO_CHARS and _redo_request(morphs):
         return True
@@ -175,7 +191,7 @@ def followup_by_rules(message: str, has_previous: bool) -> FollowupResult | None
     if is_smalltalk(message):
         return FollowupResult(False, "rule", "인사·감사 표현")
     if leans_on_previous_turn(message):
-        return FollowupResult(True, "rule", "주제어만 있거나 이전 답변을 고쳐 달라는 말")
+        return FollowupResult(True, "rule", "주제어·조건만 있거나 이전 답변을 가리키는 말")
     return None
 
 

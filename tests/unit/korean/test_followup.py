@@ -38,6 +38,10 @@ PREVIOUS = [
         "예시 좀",
         "진짜?",
         "왜 그래?",
+        "밤에 가면?",
+        "3일 늦으면?",
+        "둘 중에 뭐가 더 시원해?",
+        "두 번째 거 자세히",
     ],
 )
 def test_a_bare_topic_or_a_request_to_redo_the_answer_leans_on_the_previous_turn(
@@ -62,6 +66,9 @@ def test_a_bare_topic_or_a_request_to_redo_the_answer_leans_on_the_previous_turn
         "번역해줘: 회의는 다음 주로 미뤄졌습니다",  # pasted text brings its own content
         "'수고하셨습니다' 영어로",
         "표 만드는 법",
+        "12에서 5 빼면?",  # a sum of its own
+        "주말에 대전에서 청주까지 차로 가면?",  # longer: says what it asks
+        "이번 달 두 번째 월요일이 며칠이야?",
     ],
 )
 def test_a_message_that_names_its_own_content_is_not_decided_by_these_rules(
