@@ -132,8 +132,16 @@ _NOW = re.compile(
 _CODE = re.compile(r"파이썬|python|코드|프로그램|스크립트", re.IGNORECASE)
 # Weather and web search likewise: unbound, the model wrote a forecast or a definition from
 # memory (measured: "서울의 현재 날씨는 … 25°C입니다." with no weather key).
-_WEATHER = re.compile(r"날씨|기온|미세\s*먼지|일기\s*예보|강수")
-_SEARCH = re.compile(r"검색\s*(?:해|하고|하여|좀|후)|찾아\s*(?:봐|줘|서)|구글링|서치\s*해")
+# Rain and snow only as a question about them ("비 와?", "눈 올까"), not "비 오는 날 노래".
+_WEATHER = re.compile(
+    r"날씨|기온|미세\s*먼지|일기\s*예보|강수|황사|체감\s*온도|습도|"
+    r"(?:비|눈)\s*(?:와|올까|오나|오니|오냐|온대|온다고|내려|내릴까|소식)|"
+    r"우산\s*(?:챙겨|가져|필요|들고)|몇\s*도(?:야|예요|에요|냐|래|인가|일까)"
+)
+_SEARCH = re.compile(
+    r"검색\s*(?:해|하고|하여|좀|후)|찾아\s*(?:봐|줘|서|보고)|알아\s*(?:봐|봐줘|보고)|"
+    r"구글링|서치\s*해|(?:웹|인터넷)에서\s*찾"
+)
 
 
 def tool_hint(question: str) -> str | None:

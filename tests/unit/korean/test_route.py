@@ -101,6 +101,13 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("내일 부산 기온 알려줘", "get_weather"),
         ("LangGraph가 뭔지 검색해서 요약해줘", "web_search"),
         ("LangGraph가 뭔지 검색하고 요약해줘", "web_search"),
+        ("내일 광주 비 와?", "get_weather"),
+        ("주말에 눈 올까", "get_weather"),
+        ("오늘 우산 챙겨야 돼?", "get_weather"),
+        ("지금 대구 몇 도야", "get_weather"),
+        ("비 오는 날 듣기 좋은 노래 추천해줘", None),
+        ("새로 나온 아이폰 가격 알아봐줘", "web_search"),
+        ("러스트 2024 에디션 변경점 인터넷에서 찾아줘", "web_search"),
         ("날씨 검색해줘", None),  # two tools: the model chooses
         ("회사 근처 날씨", None),  # documents first
     ],
