@@ -30,12 +30,16 @@ summary as the answer); `local` — the default local model (`DURE_LOCAL__PATH`)
 `DURE_BENCH_LUNCH_SET=dev,blind` (default both) picks the sets;
 `DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests of each; Ctrl-C during a mode keeps (and scores)
 the requests that finished. Places come from the shipped sample
-catalogue (`tasks.place_search=sample`), so a request outside its areas is asked again.
+catalogue (`DURE_BENCH_LUNCH_PLACES=sample`, the default), so a request outside its nine areas
+is asked again and names no dish; `DURE_BENCH_LUNCH_PLACES=kakao` searches a Kakao Local
+stand-in on loopback (`_kakao_loopback.py`) that finds restaurants anywhere, so every request
+can reach its answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -49,6 +53,7 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from benchmarks._kakao_loopback import loopback_kakao
 from benchmarks._turns import DATA, load_jsonl
 from dure.agent import AgentContext
 from dure.agents import get_agent
@@ -61,7 +66,7 @@ from dure.korean.slots.keywords import canonical_cuisine
 from dure.korean.slots.parser import parse_slots
 from dure.korean.time import as_seoul
 from dure.llm import ModelSet
-from dure.settings import Settings
+from dure.settings import Settings, get_settings
 from dure.testing import Call, ScriptedChatModel
 
 SETS = {
@@ -414,6 +419,16 @@ async def _thread(
     }
 
 
+def _places(source: str) -> contextlib.AbstractContextManager[None]:
+    if source == "sample":
+        os.environ["DURE_TASKS__PLACE_SEARCH"] = "sample"
+        get_settings.cache_clear()
+        return contextlib.nullcontext()
+    if source == "kakao":
+        return loopback_kakao()
+    raise ValueError(f"DURE_BENCH_LUNCH_PLACES: unknown source {source!r} (sample, kakao)")
+
+
 def _no_model(call: Call) -> BaseException:
     return ConnectionError("no model reachable (benchmark mode none)")
 
@@ -440,12 +455,12 @@ async def _end_to_end(
     return out
 
 
-def end_to_end(mode: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every request as a new thread of the tasks agent, with or without a model."""
+def end_to_end(mode: str, rows: list[dict[str, Any]], places: str = "sample") -> dict[str, Any]:
+    """Every request as a new thread of the tasks agent, with or without a model, its places
+    from the sample catalogue or from a Kakao search on loopback."""
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _places(places):
         settings = Settings(data_dir=Path(tmp), enable_cache=False)
-        settings.tasks.place_search = "sample"
         if mode == "none":
             models = ModelSet(settings, ScriptedChatModel(_no_model))
         else:
@@ -515,6 +530,7 @@ def run() -> dict[str, Any]:
     if unknown:
         raise ValueError(f"DURE_BENCH_LUNCH_SET: unknown set(s) {unknown} (dev, blind)")
     limit = int(os.environ.get("DURE_BENCH_LUNCH_LIMIT", "0") or 0)
+    places = os.environ.get("DURE_BENCH_LUNCH_PLACES", "sample")
     modes = [m.strip() for m in os.environ.get("DURE_BENCH_LUNCH_MODEL", "none,local").split(",")]
     bad = [m for m in modes if m and m not in ("none", "local")]
     if bad:
@@ -527,8 +543,8 @@ def run() -> dict[str, Any]:
         rows = requests[: limit or None]
         result[name] = {"reading": read, "end_to_end": {}}
         for mode in [m for m in modes if m]:
-            print(f"[{name}] end to end, model={mode}:", flush=True)
-            e2e = end_to_end(mode, rows)
+            print(f"[{name}] end to end, model={mode}, places={places}:", flush=True)
+            e2e = end_to_end(mode, rows, places)
             result[name]["end_to_end"][mode] = e2e
             t = e2e["summary"]
             print(

@@ -27,12 +27,19 @@ _PARTICLE_AFTER = r"(?:역)?\s*(?:에서|근처|부근|인근|쪽|주변|앞|기
 #: Cities and provinces that may stand before a district ("부산 서면", "대전 둔산동").
 _REGIONS = (
     "서울 부산 대구 인천 광주 대전 울산 세종 제주 수원 성남 고양 용인 창원 청주 전주 천안 "
-    "포항 김해 경기 강원 충북 충남 전북 전남 경북 경남"
+    "포항 김해 춘천 강릉 원주 목포 여수 순천 군산 익산 구미 경주 진주 거제 평택 안산 안양 부천 "
+    "의정부 파주 김포 하남 광명 시흥 화성 남양주 일산 동탄 송도 "
+    "경기 강원 충북 충남 전북 전남 경북 경남"
 ).split()
-_REGION_BEFORE = re.compile(rf"(?:{'|'.join(_REGIONS)})\s+$")
+_REGION_BEFORE = re.compile(rf"(?:{'|'.join(_REGIONS)})(?:시|도)?\s+$")
 _ACRONYM_AFTER = re.compile(r"^\s+[A-Z]{2,5}(?![A-Za-z])")
 _LOOSE = re.compile(rf"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{{2,8}}?){_PARTICLE_AFTER}")
 _STATION = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,6})역(?![가-힣])")
+#: A neighbourhood named as one ("상남동", "불당동"), not the words that end so by chance.
+_DISTRICT = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{1,4}동)(?![가-힣])")
+_NOT_DISTRICTS = frozenset(
+    "활동 행동 운동 자동 이동 공동 감동 변동 출동 작동 노동 충동 동동 아동".split()
+)
 _BARE = re.compile(
     r"^\s*(?P<name>[가-힣A-Za-z]{2,10}?)(?:역)?\s*"
     r"(?:이요|요|이에요|예요|입니다|에서요|에서|으로요|로요|으로|로|쪽|근처)?\s*[.!]?\s*$"
@@ -102,9 +109,9 @@ def extract_places(u: Utterance, *, expected: bool = False) -> None:
     for m in _gazetteer_re().finditer(u.text):
         _add(u, m.start(), m.end())
     known = u.of("place")
-    for pattern in (_LOOSE, _STATION):
+    for pattern in (_LOOSE, _STATION, _DISTRICT):
         for m in pattern.finditer(u.text):
-            if _is_place(m.group("name")):
+            if _is_place(m.group("name")) and m.group("name") not in _NOT_DISTRICTS:
                 end = m.end("name")
                 end += 1 if u.text[end : end + 1] == "역" else 0
                 _add(u, m.start("name"), end)
@@ -115,15 +122,11 @@ def extract_places(u: Utterance, *, expected: bool = False) -> None:
 
 
 def _join_adjacent(u: Utterance, known: list[Mention]) -> None:
-    """An unknown name right after a known place is a landmark there: one place ("강남
-    교보타워"); of two known names the later one stands ("신사역 가로수길" → 가로수길)."""
+    """An unknown name right after a place is a landmark there: one place ("강남 교보타워",
+    "사당역 파스텔시티"); of two known names the later one stands ("신사역 가로수길" → 가로수길)."""
     places = u.of("place")
     for first, second in zip(places, places[1:], strict=False):
-        if (
-            any(first is k for k in known)
-            and not any(second is k for k in known)
-            and u.raw[first.end : second.start].isspace()
-        ):
+        if not any(second is k for k in known) and u.raw[first.end : second.start].isspace():
             second.start, second.negated = first.start, second.negated or first.negated
             second.value = re.sub(r"\s+", " ", u.raw[second.start : second.end]).strip()
             u.mentions.remove(first)
