@@ -51,7 +51,15 @@ OUT_OF_SCOPE_TERMS: tuple[str, ...] = (
     "아이돌", "로또", "운세", "별자리", "여행", "관광", "항공권", "농담", "유머", "소설",
     "파이썬", "자바스크립트", "코딩", "프로그래밍", "수학", "방정식", "번역", "다이어트",
     "대통령", "선거", "정치", "스포츠",
+    # legal matters that are not about a contract
+    "이혼", "위자료", "형사", "고소", "교통사고", "과실비율",
 )  # fmt: skip
+#: Translating a quoted phrase ("'임차인'을 일본어로 하면?") is a translation request, whatever
+#: the phrase says. With these and the legal terms above: bank cross-validation 0.911 → 0.926,
+#: dev 0.925 → 0.955.
+_QUOTED_TRANSLATION = re.compile(
+    r"['\"“‘][^'\"”’]+['\"”’]\s*\S{0,2}\s*(?:영어|일본어|중국어|한국어|번역)"
+)
 
 _PARTY = re.compile(r"(?<![가-힣])(?:갑|을)(?:의|은|는|이|가|에게|과|와)?(?![가-힣])")
 
@@ -93,7 +101,7 @@ def scope_by_rules(question: str, has_history: bool = False) -> ScopeResult | No
     if is_smalltalk(question):
         return result("smalltalk", "인사·감사 표현")
     contract_like = _has_any(question, CONTRACT_TERMS) or bool(_PARTY.search(question))
-    off_topic = _has_any(question, OUT_OF_SCOPE_TERMS)
+    off_topic = _has_any(question, OUT_OF_SCOPE_TERMS) or bool(_QUOTED_TRANSLATION.search(question))
     if contract_like and not off_topic:
         return result("contract", "계약서 관련 어휘")
     if off_topic and not contract_like:
