@@ -180,10 +180,18 @@ class FollowupResult:
     reason: str
 
 
-def followup_by_rules(message: str, has_previous: bool) -> FollowupResult | None:
-    """The rule verdict, or None when only a model can tell."""
+def followup_by_rules(
+    message: str, has_previous: bool, previous_user: str = ""
+) -> FollowupResult | None:
+    """The rule verdict, or None when only a model can tell.
+
+    `previous_user` is the user's message of the previous turn: when it was only small talk
+    ("안녕", "감사합니다"), that turn holds nothing to lean on, whatever the message says.
+    """
     if not has_previous:
         return FollowupResult(False, "rule", "이전 대화 없음")
+    if is_smalltalk(previous_user):
+        return FollowupResult(False, "rule", "이전 대화가 인사뿐")
     if references_previous_turn(message):
         return FollowupResult(True, "rule", "이전 대화를 가리키는 말")
     if extract_article_refs(message):
@@ -212,7 +220,8 @@ async def decide_followup(
 
     Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
     """
-    ruled = followup_by_rules(message, bool(previous_turn))
+    asked = [str(t["content"]) for t in previous_turn if t.get("role") == "user"]
+    ruled = followup_by_rules(message, bool(previous_turn), asked[-1] if asked else "")
     if ruled is not None:
         return ruled
     vote = await FOLLOWUP_TIER2.adecide(models.settings, message)

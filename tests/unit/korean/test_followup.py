@@ -90,3 +90,16 @@ async def test_decided_by_rule_without_any_model_call(settings: Settings) -> Non
     topic = await decide_followup("청주는?", PREVIOUS, no_llm)
     assert (redo.refers_to_previous, redo.decided_by) == (True, "rule")
     assert (topic.refers_to_previous, topic.decided_by) == (True, "rule")
+
+
+async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: Settings) -> None:
+    no_llm = ModelSet(settings, ScriptedChatModel([]))
+    greeted = [
+        {"role": "user", "content": "안녕하세요~"},
+        {"role": "assistant", "content": "안녕하세요! 무엇을 도와드릴까요?"},
+    ]
+    for message in ("그럼 하나만 물어볼게, 모레 춘천 날씨는?", "그 계약서 해지 조항 보여줘"):
+        d = await decide_followup(message, greeted, no_llm)
+        assert (d.refers_to_previous, d.decided_by) == (False, "rule")
+    pointed = await decide_followup("그 조항 다시 보여줘", PREVIOUS, no_llm)
+    assert pointed.refers_to_previous
