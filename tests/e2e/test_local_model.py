@@ -174,3 +174,7 @@ async def test_prompts_are_kept_in_the_prompt_cache(model: LocalChatModel) -> No
     for system in ("당신은 계약서 상담원입니다.", "당신은 검색 계획을 세우는 플래너입니다."):
         await model.ainvoke([SystemMessage(system), HumanMessage("안녕")], max_tokens=2)
     assert len(cache.cache_state) >= 2  # one state per prompt, keyed by its tokens
+    # a kept state holds one row of logits (llama.cpp's copy of 512 rows was ≈ 311 MB a state,
+    # never counted), and the capacity counts all a state holds
+    assert all(state.scores.shape[0] == 1 for state in cache.cache_state.values())
+    assert cache.cache_size <= cache.capacity_bytes

@@ -21,6 +21,7 @@ from typing import Any
 
 from dure.errors import DureError
 from dure.llm.weights import verify_model
+from dure.telemetry import metrics
 
 
 class LocalModelError(DureError):
@@ -40,11 +41,13 @@ class Line:
         me = object()
         with self._changed:
             self._places.append(me)
+            metrics.LLM_QUEUE.set(len(self._places) - 1)
         try:
             yield me
         finally:
             with self._changed:
                 self._places.remove(me)
+                metrics.LLM_QUEUE.set(max(len(self._places) - 1, 0))
                 self._changed.notify_all()
 
     def ahead(self, place: object, wait: float = 0.0) -> int:
@@ -165,8 +168,10 @@ def close_engines() -> None:
 
 def _load(path: Path, n_ctx: int, n_threads: int, prompt_cache_mb: int) -> Engine:
     try:
-        from llama_cpp import Llama, LlamaRAMCache
+        from llama_cpp import Llama
         from llama_cpp.llama_chat_format import CHATML_CHAT_TEMPLATE, Jinja2ChatFormatter
+
+        from dure.llm.prompt_cache import PromptCache
     except ImportError as e:
         raise LocalModelError(
             "llama-cpp-python이 설치되어 있지 않습니다: pip install 'dure[local]'"
@@ -178,8 +183,8 @@ def _load(path: Path, n_ctx: int, n_threads: int, prompt_cache_mb: int) -> Engin
         # The calls of a turn (and of a thread's turns) share long prefixes — system prompt,
         # contract articles, history — but alternate between prompts, and llama.cpp itself only
         # reuses the previous one. Each finished prompt's state is kept; the longest match is
-        # restored (least recently used ones go first).
-        llama.set_cache(LlamaRAMCache(capacity_bytes=prompt_cache_mb * 2**20))
+        # restored (least recently used ones go first), and counted by all they hold.
+        llama.set_cache(PromptCache(capacity_bytes=prompt_cache_mb * 2**20))
     eos = llama.token_eos()
     bos = llama.token_bos()
     formatter = Jinja2ChatFormatter(
