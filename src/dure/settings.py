@@ -211,6 +211,17 @@ class PrivacySettings(BaseModel):
     )
 
 
+class TelemetrySettings(BaseModel):
+    """Traces and metrics (`dure.telemetry`). Traces go out over OTLP when the standard
+    `OTEL_EXPORTER_OTLP_ENDPOINT` is set; `/metrics` serves Prometheus metrics."""
+
+    capture_content: bool = Field(
+        False,
+        description="put message text, tool arguments and results in spans (masked by "
+        "dure.privacy); off: spans carry counts, names and timings only",
+    )
+
+
 class ServerSettings(BaseModel):
     """HTTP server."""
 
@@ -340,6 +351,7 @@ class Settings(BaseSettings):
     tasks: TasksSettings = Field(default_factory=TasksSettings)
     understanding: UnderstandingSettings = Field(default_factory=UnderstandingSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
 
     @classmethod

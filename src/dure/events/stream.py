@@ -237,6 +237,7 @@ async def stream_turn(
         else bound.make_input(UserTurn(message, previous_turn))
     )
     tracker = UsageTracker(ctx.settings.max_llm_calls_per_turn, ctx.settings.max_tokens_per_turn)
+    capture = ctx.settings.telemetry.capture_content
     async for event in stream_events(
         graph,
         graph_input,
@@ -245,6 +246,6 @@ async def stream_turn(
         tracker=tracker,
         checkpoint_id=checkpoint_id,
         tap=tap,
-        observer=TurnObserver(agent.name, thread_id),
+        observer=TurnObserver(agent.name, thread_id, capture_content=capture),
     ):
         yield event

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -124,6 +125,23 @@ async def test_no_message_text_in_spans_by_default(
     for said in (QUESTION, ANSWER, "123*456", "56088", "계산"):
         assert said not in text
     assert "gen_ai.input.messages" not in text
+
+
+@pytest.mark.usefixtures("llm_tier")
+async def test_captured_content_is_masked(settings: Settings, spans: InMemorySpanExporter) -> None:
+    settings.telemetry.capture_content = True
+    await assistant_turn(settings, f"{ANSWER} 결과는 010-1234-5678로도 보냈습니다.")
+    finished = spans.get_finished_spans()
+    text = attribute_text(finished)
+    assert "010-1234-5678" not in text and "[전화번호]" in text
+    first_call = next(s for s in finished if is_chat(s))
+    sent: list[dict[str, Any]] = json.loads(
+        str((first_call.attributes or {})["gen_ai.input.messages"])
+    )
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert QUESTION in sent[1]["parts"][0]["content"]
+    (tool,) = [s for s in finished if s.name == "execute_tool calculator"]
+    assert (tool.attributes or {})["gen_ai.tool.call.result"] == "56088"
 
 
 def test_tracing_is_off_without_an_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
