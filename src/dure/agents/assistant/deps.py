@@ -8,10 +8,10 @@ from typing import Any
 from dure.agent import AgentContext
 from dure.llm import ModelSet
 from dure.mcp.client import with_mcp
-from dure.retrieval.types import DOCUMENTS_COLLECTION
 from dure.settings import Settings
 from dure.tools.approval import Where
 from dure.tools.base import ToolRegistry
+from dure.tools.documents import searched_collection
 
 #: The agent's name (settings such as `approvals` are keyed by it).
 AGENT_NAME = "assistant"
@@ -50,10 +50,4 @@ class Deps:
         documents the owner added (`dure documents add --kind document`) when there are any.
 
         Blocking (it may look at the store): call it off the event loop."""
-        named = self.options.get("collection") or self.settings.assistant.collection
-        if named:
-            return str(named)
-        from dure.retrieval import has_documents
-
-        added = str(self.options.get("documents_collection") or DOCUMENTS_COLLECTION)
-        return added if has_documents(added, self.settings) else None
+        return searched_collection(self.settings, self.options)

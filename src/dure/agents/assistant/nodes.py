@@ -45,6 +45,7 @@ from dure.sources import Source, unique_sources
 from dure.tags import ANSWER_TAG
 from dure.tools.approval import approve, policy
 from dure.tools.base import ToolResult
+from dure.tools.documents import format_passages, search_collection
 from dure.untrusted import as_data
 from dure.usage import BudgetExceeded
 
@@ -86,13 +87,6 @@ def tool_rounds(messages: Sequence[BaseMessage]) -> int:
     return rounds
 
 
-def format_context(sources: list[Source]) -> str:
-    """Retrieved passages, numbered and labelled, for the system prompt."""
-    return "\n\n".join(
-        f"[{i}] {s.label()}\n{as_data(s.text.strip(), s.label())}" for i, s in enumerate(sources, 1)
-    )
-
-
 def _clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
@@ -132,7 +126,7 @@ async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
         emit(ErrorEvent(code=ErrorCode.RETRIEVAL, content=message))
         return {"context": f"({message})", "sources": []}
     emit(Thinking(step="rag", content=f"관련 문서 {len(sources)}건을 찾았습니다"))
-    context = format_context(sources) if sources else NO_DOCUMENTS
+    context = format_passages(sources) if sources else NO_DOCUMENTS
     return {"context": context, "sources": [s.model_dump() for s in sources]}
 
 
@@ -145,16 +139,9 @@ async def _search(deps: Deps, question: str, name: str | None) -> list[Source]:
         if inspect.isawaitable(found):
             found = await found
         return unique_sources([_as_source(h) for h in found])
-    from dure.retrieval import MAX_QUERY_CHARS, open_collection
-
     if name is None:
         return []
-    collection = await asyncio.to_thread(open_collection, name, deps.settings)
-    try:  # a pasted text is searched by its beginning
-        hits = await asyncio.to_thread(collection.search, question[:MAX_QUERY_CHARS], top_k)
-    finally:
-        collection.close()  # a pgvector collection holds a connection
-    return unique_sources([h.to_source() for h in hits])
+    return await search_collection(name, question, deps.settings)
 
 
 async def memory(state: AssistantState, *, deps: Deps) -> AssistantState:

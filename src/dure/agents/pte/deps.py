@@ -10,6 +10,7 @@ from dure.mcp.client import with_mcp
 from dure.settings import Settings
 from dure.tools.approval import Where
 from dure.tools.base import ToolRegistry
+from dure.tools.documents import documents_tool
 from dure.tools.summarize import summarize_tool
 
 #: The agent's name (settings such as `approvals` are keyed by it).
@@ -22,6 +23,7 @@ PLAN_TOOLS = (
     "calculator",
     "search_wikipedia",
     "get_current_datetime",
+    "search_documents",
     "summarize",
 )
 
@@ -39,7 +41,8 @@ class Deps:
     @classmethod
     def from_context(cls, ctx: AgentContext) -> Deps:
         """`options["tools"]` when given (tests inject stand-ins), else the shared registry
-        with the `summarize` tool (backed by the `fast` model), restricted to `PLAN_TOOLS`;
+        with `summarize` (backed by the `fast` model) and `search_documents` (the owner's
+        documents, `dure.tools.documents`), restricted to `PLAN_TOOLS`;
         a tool the installation lacks is simply not offered. Then the MCP servers' tools
         listed for this turn (`dure.mcp.client`)."""
         tools = ctx.options.get("tools")
@@ -48,7 +51,10 @@ class Deps:
 
             shared = default_registry(ctx.settings)
             # A new registry, so the shared one (cached, used by other agents) is untouched.
-            own = {"summarize": summarize_tool(lambda: ctx.models("fast"))}
+            own = {
+                "summarize": summarize_tool(lambda: ctx.models("fast")),
+                "search_documents": documents_tool(ctx.settings, ctx.options),
+            }
             tools = ToolRegistry(
                 shared.get(n) if n in shared else own[n]
                 for n in PLAN_TOOLS

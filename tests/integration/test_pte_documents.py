@@ -1,0 +1,65 @@
+"""Plan-then-execute over the owner's documents (`search_documents`, the real registry and a
+real collection) with a scripted model: found passages reach the answer with their sources;
+with no document registered the answer says so by rule and how to add one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from dure import honest
+from dure.agent import AgentContext
+from dure.agents.pte import AGENT
+from dure.events import Done, stream_turn
+from dure.llm import ModelSet
+from dure.retrieval import open_collection
+from dure.settings import Settings
+from dure.testing import ScriptedChatModel
+
+pytestmark = pytest.mark.usefixtures("llm_tier")  # the intent call is scripted
+
+RULES = """# 출장 규정
+
+## 일비
+국내 출장 일비는 하루 5만원이며 숙박비는 1박 10만원까지 실비로 지원한다.
+"""
+INTENT = {"intent": "new_question", "rewritten_query": "출장 일비 기준", "needs_tool": True}
+SEARCH = {"plan": [{"step_id": 1, "tool": "search_documents", "input": "출장 일비 기준"}]}
+
+
+async def _turn(settings: Settings, script: list, **options: str) -> tuple[Done, ScriptedChatModel]:
+    """One turn; `options`: the collection to search (`collection` or `documents_collection`)."""
+    model = ScriptedChatModel(script)
+    ctx = AgentContext(settings, ModelSet(settings, model), InMemorySaver(), dict(options))
+    events = [
+        e async for e in stream_turn(AGENT, ctx, "t", "내가 올린 문서에서 출장비 기준 찾아줘")
+    ]
+    assert isinstance(events[-1], Done)
+    return events[-1], model
+
+
+async def test_a_plan_searches_the_owners_documents(settings: Settings, tmp_path: Path) -> None:
+    settings.search.store = "memory"
+    path = tmp_path / "출장규정.md"
+    path.write_text(RULES, encoding="utf-8")
+    name = f"docs-{tmp_path.name[-8:]}"
+    open_collection(name, settings).add_document(path, kind="document")
+    done, model = await _turn(
+        settings, [INTENT, SEARCH, "국내 출장 일비는 하루 5만원입니다."], collection=name
+    )
+    assert done.content == "국내 출장 일비는 하루 5만원입니다."
+    assert "하루 5만원" in model.calls[-1].prompt  # the passage reached the answer
+    assert [s.doc for s in done.sources] == ["출장규정"]
+
+
+async def test_with_no_documents_the_answer_says_so_and_how_to_add_one(
+    settings: Settings,
+) -> None:
+    done, model = await _turn(
+        settings, [INTENT, SEARCH, {"plan": []}], documents_collection="k000000000000_documents"
+    )
+    assert done.content == honest.tools_failed([honest.NO_DOCUMENTS])
+    assert "dure documents add" in done.content
+    assert not any(c.node == "final_answer" for c in model.calls)  # nothing to guess from
