@@ -1,10 +1,11 @@
 """OpenTelemetry traces: on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, off (and free) otherwise.
 
-The provider is made once per process from the standard variables (`OTEL_EXPORTER_OTLP_*`,
-`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SDK_DISABLED`) and exports spans over
-OTLP/HTTP in batches. An application that embeds Dure may hand it a provider of its own
-(`use_tracer_provider`; tests pass one with an in-memory exporter). With neither, no span is
-made and the SDK is not even imported.
+A process that already set a global tracer provider (`opentelemetry-instrument`, or an
+application embedding Dure) gets Dure's spans there. Otherwise the provider is made once per
+process from the standard variables (`OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`,
+`OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SDK_DISABLED`) and exports spans over OTLP/HTTP in batches.
+A provider may also be handed over (`use_tracer_provider`; tests pass one with an in-memory
+exporter). With none of these, Dure makes no span and sets up no exporter.
 
 Span names and attributes follow the OpenTelemetry GenAI semantic conventions where they exist
 (`invoke_agent`, `chat`, `execute_tool`; `gen_ai.*`); Dure's own are under `dure.*`. Message
@@ -21,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 from dure.privacy import mask_value
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.trace import Tracer
+    from opentelemetry.trace import Tracer, TracerProvider
 
 ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
@@ -34,18 +34,23 @@ _tracer: Tracer | None = None
 def _from_env() -> Tracer | None:
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return None
+    from opentelemetry import trace
+
+    configured = trace.get_tracer_provider()
+    if not isinstance(configured, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+        return _tracer_of(configured)
     if not any(os.environ.get(v, "").strip() for v in ENDPOINT_VARS):
         return None
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace import TracerProvider as SdkProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     # `service.name` is "dure" unless OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES name one.
     resource = Resource.create()
     if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
         resource = resource.merge(Resource({"service.name": "dure"}))
-    provider = TracerProvider(resource=resource)
+    provider = SdkProvider(resource=resource)
     # The exporter reads the endpoint, headers, timeout and compression from the environment.
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     return _tracer_of(provider)

@@ -5,7 +5,12 @@ node, and no message text unless `telemetry.capture_content` turns it on (masked
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -153,3 +158,52 @@ def test_tracing_is_off_without_an_endpoint(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(tracing, "_configured", False)
     assert tracing.tracer() is not None
     use_tracer_provider(None)
+
+
+GLOBAL_PROVIDER = """
+import asyncio
+from langgraph.checkpoint.memory import InMemorySaver
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from dure.agent import AgentContext
+from dure.agents.assistant import AGENT
+from dure.events import stream_turn
+from dure.llm import ModelSet
+from dure.settings import get_settings
+from dure.testing import ScriptedChatModel
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+settings = get_settings()
+ctx = AgentContext(settings, ModelSet(settings, ScriptedChatModel(["안녕하세요!"])), InMemorySaver())
+
+async def main():
+    async for _ in stream_turn(AGENT, ctx, "t", "안녕"):
+        pass
+
+asyncio.run(main())
+print(sorted(s.name for s in exporter.get_finished_spans()))
+"""
+
+
+def test_a_global_provider_gets_the_spans(tmp_path: Path) -> None:
+    """`opentelemetry-instrument` (or an embedding application) sets the global provider."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env["DURE_DATA_DIR"] = str(tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(GLOBAL_PROVIDER)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    names = out.stdout.strip().splitlines()[-1]
+    assert (
+        "'invoke_agent assistant'" in names
+        and "'agent'" in names
+        and "'chat dure-scripted'" in names
+    )
