@@ -9,7 +9,8 @@ plan-then-execute agents with no keys and no network. Per set:
 - keyword coverage: gold keywords (any listed form) present in the answer;
 - citation rate: every gold article cited (out-of-scope: refused without a tool);
 - invented-number rate: answers with a figure no source, question or tool output holds;
-- looping rate, Korean rate (`dure.llm.answer.is_korean`), answer length (characters);
+- looping rate, Korean rate (`dure.llm.answer.is_korean`; a question in English may be
+  answered in English), answer length (characters);
 - honest-failure rate: a failure case admits it and says nothing forbidden; a control answers.
 
 `DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
@@ -82,7 +83,16 @@ DEV_FAILURES = [
     {"agent": "assistant", "query": "12 곱하기 34는?", "must_admit": False, "forbidden": []},
     {"agent": "pte", "query": "'감사합니다'를 영어로 하면?", "must_admit": False, "forbidden": []},
 ]
-ADMITS = re.compile(r"확인하지 못|찾아볼 수 없|할 수 없|없습니다|없어|실패|알 수 없|못했")
+ADMITS = re.compile(
+    r"확인하지 못|찾아볼 수 없|할 수 없|없습니다|없어|실패|알 수 없|못했|"
+    r"could(?: not|n't)|unable|failed|no (?:\w+ )?(?:key|document)",
+    re.IGNORECASE,
+)
+
+
+def _in_kind(question: str, answer: str) -> bool:
+    """Korean for a Korean question (an English one may be answered in English)."""
+    return is_korean(answer) or not any("가" <= c <= "힣" for c in question)
 
 
 def _wanted(name: str) -> bool:
@@ -110,7 +120,7 @@ def _contract_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
         "cited": cited,
         "invented": invented,
         "looping": loop_start(answer) is not None,
-        "korean": is_korean(answer),
+        "korean": _in_kind(q["query"], answer),
         "chars": len(answer),
     }
 
@@ -123,7 +133,7 @@ def _failure_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     return {
         "honest": honest,
         "looping": loop_start(answer) is not None,
-        "korean": is_korean(answer),
+        "korean": _in_kind(q["query"], answer),
         "chars": len(answer),
     }
 
