@@ -34,3 +34,12 @@ def test_an_answer_with_the_figures_gets_no_quote(make_harness):
     reply = "제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다."
     h = make_harness({"respond": [reply]})
     assert h.turn("제5조 지체상금은 얼마야?")[-1].content == reply
+
+
+def test_an_article_asked_about_in_other_words_gets_its_figures_quoted(make_harness):
+    # No sentence of 제5조 shares a word with the question, and the answer gave none of its
+    # figures: the article's first figure-bearing sentences stand in.
+    h = make_harness({"respond": ["제5조에 따라 늦어지면 돈을 물어야 합니다."]})
+    answer = h.turn("제5조 기한 넘기면 벌금 내?")[-1].content
+    assert "조항 원문 — 제5조: “① 을이 납기를 지키지 못한 경우" in answer
+    assert answer.count("제5조: “") <= 2  # at most two sentences, never the whole article

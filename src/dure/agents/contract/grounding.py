@@ -25,19 +25,21 @@ def _nouns(text: str) -> set[str]:
 
 def missing_quotes(question: str, answer: str, cited: list[Source]) -> str:
     """The cited articles' figure-bearing sentences the question needs and the answer lacks,
-    as a quote to append (empty when there are none)."""
+    as a quote to append (empty when there are none).
+
+    A sentence bears on the question when it shares a word with it; when none does ("개발이
+    늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer holds
+    none of the article's figures, the article's first figure-bearing sentences stand in."""
     asked = _nouns(question)
     quotes: list[str] = []
     for source in cited:
-        if source.kind != "contract" or not source.article_no or not asked:
+        if source.kind != "contract" or not source.article_no:
             continue
-        for clause in _CLAUSE.split(source.text):
-            clause = clause.strip()
-            bears = asked & _nouns(clause)
-            if clause and bears and figures(clause) and unsupported(clause, [answer]):
-                quotes.append(f"{source.article_no}: “{clause}”")
-            if len(quotes) == MAX_QUOTES:
-                break
+        clauses = [c.strip() for c in _CLAUSE.split(source.text) if c.strip() and figures(c)]
+        bearing = [c for c in clauses if asked & _nouns(c)]
+        if not bearing and not any(not unsupported(c, [answer]) for c in clauses):
+            bearing = clauses  # the answer gave none of the article's figures
+        quotes += [f"{source.article_no}: “{c}”" for c in bearing if unsupported(c, [answer])]
     if not quotes:
         return ""
-    return "\n\n조항 원문 — " + "\n".join(quotes)
+    return "\n\n조항 원문 — " + "\n".join(quotes[:MAX_QUOTES])
