@@ -28,8 +28,8 @@ def missing_quotes(question: str, answer: str, cited: list[Source]) -> str:
     as a quote to append (empty when there are none).
 
     A sentence bears on the question when it shares a word with it; when none does ("개발이
-    늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer holds
-    none of the article's figures, the article's first figure-bearing sentences stand in."""
+    늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer names
+    the article but holds none of its figures, its first figure-bearing sentences stand in."""
     asked = _nouns(question)
     quotes: list[str] = []
     for source in cited:
@@ -37,8 +37,9 @@ def missing_quotes(question: str, answer: str, cited: list[Source]) -> str:
             continue
         clauses = [c.strip() for c in _CLAUSE.split(source.text) if c.strip() and figures(c)]
         bearing = [c for c in clauses if asked & _nouns(c)]
-        if not bearing and not any(not unsupported(c, [answer]) for c in clauses):
-            bearing = clauses  # the answer gave none of the article's figures
+        named = source.article_no in answer
+        if named and not bearing and not any(not unsupported(c, [answer]) for c in clauses):
+            bearing = clauses  # the answer rests on the article but gave none of its figures
         quotes += [f"{source.article_no}: “{c}”" for c in bearing if unsupported(c, [answer])]
     if not quotes:
         return ""
