@@ -6,12 +6,15 @@ Stateless (each request its own MCP session), so any of `--workers N` answers an
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from mcp.server.fastmcp import Context
 from mcp.server.fastmcp.server import StreamableHTTPASGIApp
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from dure.mcp.server import Door, DureMCP, build_server
 from dure.server.deps import get_owner
@@ -22,23 +25,40 @@ OWNER = "dure.owner"
 
 
 class KeyedEndpoint:
-    """The MCP endpoint, entered only with a valid key (401 / 429 as elsewhere)."""
+    """The MCP endpoint, entered only with a valid key (401 / 429 as elsewhere).
 
-    def __init__(self, endpoint: ASGIApp) -> None:
-        self.endpoint = endpoint
+    The SDK's session manager runs once per instance, and an app may be started more than
+    once (each `TestClient` block starts it anew), so each start builds its own server."""
+
+    def __init__(self, build: Callable[[], DureMCP]) -> None:
+        self.build = build
+        self.handler: StreamableHTTPASGIApp | None = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        server = self.build()
+        server.streamable_http_app()  # creates the session manager
+        async with server.session_manager.run():
+            self.handler = StreamableHTTPASGIApp(server.session_manager)
+            try:
+                yield
+            finally:
+                self.handler = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             scope[OWNER] = await get_owner(Request(scope, receive))
+            if self.handler is None:
+                raise HTTPException(503, "서버가 시작 중이거나 멈추는 중입니다.")
         except HTTPException as e:
             refusal = JSONResponse({"detail": e.detail}, e.status_code, headers=e.headers)
             await refusal(scope, receive, send)
             return
-        await self.endpoint(scope, receive, send)
+        await self.handler(scope, receive, send)
 
 
-def install_mcp(app: FastAPI) -> DureMCP:
-    """Add `/mcp` to the app; its lifespan must run `app.state.mcp.session_manager.run()`."""
+def install_mcp(app: FastAPI) -> KeyedEndpoint:
+    """Add `/mcp` to the app; its lifespan must enter `app.state.mcp.running()`."""
 
     def resolve(ctx: Context) -> Door:
         request = ctx.request_context.request
@@ -46,9 +66,7 @@ def install_mcp(app: FastAPI) -> DureMCP:
             raise RuntimeError("MCP request without a checked key")
         return Door(app.state.turns, request.scope[OWNER])
 
-    server = build_server(resolve)
-    server.streamable_http_app()  # creates the session manager
-    endpoint = KeyedEndpoint(StreamableHTTPASGIApp(server.session_manager))
+    endpoint = KeyedEndpoint(lambda: build_server(resolve))
     app.router.routes.append(Route(PATH, endpoint=endpoint))
-    app.state.mcp = server
-    return server
+    app.state.mcp = endpoint
+    return endpoint

@@ -142,7 +142,7 @@ def create_app(settings: Settings | None = None, *, models: ModelSet | None = No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with (
             open_storage(settings.effective_database_url) as storage,
-            app.state.mcp.session_manager.run(),
+            app.state.mcp.running(),
         ):
             turns = Turns(storage, settings, models or ModelSet(settings))
             app.state.turns = turns

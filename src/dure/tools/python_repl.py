@@ -14,6 +14,7 @@ import signal
 from pydantic import BaseModel, Field
 
 from dure.settings import PythonSandboxSettings, Settings
+from dure.telemetry import metrics
 from dure.tools.base import Tool, ToolResult
 from dure.tools.sandbox import Limits, RunResult, SandboxError, run_python
 
@@ -121,9 +122,15 @@ def python_repl_tool(settings: Settings) -> Tool:
         except SyntaxError as e:
             return ToolResult.fail(f"코드 문법 오류 ({e.lineno}번째 줄): {e.msg}")
         try:
-            return describe(await run_python(source, limits, bwrap), limits)
+            result = await run_python(
+                source, limits, bwrap, metrics.SANDBOX_QUEUE.track_inprogress()
+            )
         except SandboxError as e:
+            metrics.SANDBOX_RUNS.labels(e.outcome).inc()
             return ToolResult.fail(str(e))
+        outcome = "timeout" if result.timed_out else "ok" if result.returncode == 0 else "error"
+        metrics.SANDBOX_RUNS.labels(outcome).inc()
+        return describe(result, limits)
 
     return Tool(
         name="python_repl",

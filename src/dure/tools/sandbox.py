@@ -30,7 +30,6 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from dure.telemetry import metrics
 from dure.tools._run_slots import SLOTS
 
 BOOT_SOURCE = Path(__file__).with_name("_sandbox_boot.py").read_text(encoding="utf-8")
@@ -74,7 +73,12 @@ class RunResult:
 
 
 class SandboxError(RuntimeError):
-    """A run that could not start; the message is Korean, for the user."""
+    """A run that could not start; the message is Korean, for the user. `outcome` says why:
+    "unavailable" (no working sandbox here) or "busy" (no slot came free in time)."""
+
+    def __init__(self, message: str, outcome: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
 
 
 @dataclass(frozen=True)
@@ -289,8 +293,15 @@ async def _run(bwrap: str, source: str, limits: Limits) -> RunResult:
                 proc.kill()
 
 
-async def run_python(source: str, limits: Limits, bwrap: str = "bwrap") -> RunResult:
-    """Run `source` as `main.py` in a fresh sandbox, once one of the process's slots is free.
+async def run_python(
+    source: str,
+    limits: Limits,
+    bwrap: str = "bwrap",
+    waiting: contextlib.AbstractContextManager[object] | None = None,
+) -> RunResult:
+    """Run `source` as `main.py` in a fresh sandbox, once one of the process's slots is free;
+    `waiting` is entered while the run waits for its slot (the caller's queue-depth gauge —
+    this module needs nothing beyond the standard library, so it runs from a bare copy).
 
     Raises `SandboxError` when there is no working sandbox here, or when no slot came free
     within `limits.queue_seconds`.
@@ -299,21 +310,18 @@ async def run_python(source: str, limits: Limits, bwrap: str = "bwrap") -> RunRe
     if path is None or path not in _verified:
         problem = await asyncio.to_thread(sandbox_problem, bwrap)
         if problem is not None:
-            metrics.SANDBOX_RUNS.labels("unavailable").inc()
-            raise SandboxError(f"Python 실행 도구를 쓸 수 없습니다: {problem}")
+            raise SandboxError(f"Python 실행 도구를 쓸 수 없습니다: {problem}", "unavailable")
         path = shutil.which(bwrap) or bwrap
-    with metrics.SANDBOX_QUEUE.track_inprogress():
+    with waiting or contextlib.nullcontext():
         acquired = await SLOTS.acquire(limits.max_concurrent, limits.queue_seconds)
     if not acquired:
-        metrics.SANDBOX_RUNS.labels("busy").inc()
         raise SandboxError(
             f"Python 실행이 밀려 있습니다: 동시에 {limits.max_concurrent}개까지 실행하는데 "
-            f"{limits.queue_seconds:g}초를 기다려도 차례가 오지 않았습니다. 잠시 후 다시 시도하세요."
+            f"{limits.queue_seconds:g}초를 기다려도 차례가 오지 않았습니다. 잠시 후 다시 시도하세요.",
+            "busy",
         )
     try:
         result = await _run(path, source, limits)
     finally:
         SLOTS.release()
-    outcome = "timeout" if result.timed_out else "ok" if result.returncode == 0 else "error"
-    metrics.SANDBOX_RUNS.labels(outcome).inc()
     return result
