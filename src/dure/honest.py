@@ -41,6 +41,12 @@ def partly_failed(reasons: Sequence[str]) -> str:
     return f"\n\n다음 내용은 도구가 실패해 확인하지 못했습니다.\n{_listed(reasons)}"
 
 
+def show(sentence: str) -> str:
+    """Show an answer sentence as it is (where no `Gate` applies)."""
+    emit(Token(content=sentence))
+    return sentence
+
+
 @dataclass
 class Gate:
     """Passes answer sentences whose figures the `sources` texts support (by value: "1천분의

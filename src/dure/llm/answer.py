@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.messages import AIMessageChunk, BaseMessage, SystemMessage, ToolCall
+from langchain_core.runnables import Runnable
 
 from dure.tags import ANSWER_TAG
 
@@ -44,8 +46,20 @@ def _keep(text: str, cut: int) -> str:
     return text[: following.end() if following else cut].rstrip()
 
 
+#: A chat model, or one with tools bound (`bind_tools`).
+ChatRunnable = Runnable[Any, Any]
+
+
+@dataclass
+class Reply:
+    """What an answer call produced: the text kept, and tool calls when tools were bound."""
+
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+
+
 async def stream_answer(
-    model: BaseChatModel,
+    model: ChatRunnable,
     messages: Sequence[BaseMessage],
     max_tokens: int,
     sentence: Callable[[str], str] | None = None,
@@ -56,12 +70,24 @@ async def stream_answer(
     With it, the answer goes out a sentence at a time: each finished sentence is passed to
     `sentence`, which shows it (or not) and returns what of it the answer keeps.
     """
+    return (await _stream(model, messages, max_tokens, sentence)).text
+
+
+async def _stream(
+    model: ChatRunnable,
+    messages: Sequence[BaseMessage],
+    max_tokens: int,
+    sentence: Callable[[str], str] | None,
+) -> Reply:
     raw = kept = ""
     done = 0  # how much of `raw` went through `sentence`
     tags = [] if sentence else [ANSWER_TAG]
     bound = model.bind(max_tokens=max_tokens)
     looped = False
+    message: AIMessageChunk | None = None
     async for chunk in bound.astream(list(messages), config={"tags": tags}):
+        if chunk.tool_call_chunks:
+            message = chunk if message is None else message + chunk
         if looped:
             continue  # read to the end (the local model has stopped), so usage is counted
         raw += chunk.text
@@ -74,11 +100,12 @@ async def stream_answer(
             if ends:
                 kept += sentence(raw[done : ends[-1]])
                 done = ends[-1]
+    calls = list(message.tool_calls) if message is not None else []
     if not sentence:
-        return raw.strip()
+        return Reply(raw.strip(), calls)
     if raw[done:].strip():
         kept += sentence(raw[done:])
-    return kept.strip()
+    return Reply(kept.strip(), calls)
 
 
 #: The reminder for the second attempt, and the fixed answer when that one is not Korean either.
@@ -100,26 +127,32 @@ class _Foreign(Exception):
 
 async def answer_in_kind(
     question: str,
-    model: BaseChatModel,
+    model: ChatRunnable,
     messages: Sequence[BaseMessage],
     max_tokens: int,
     show: Callable[[str], str],
     notice: Callable[[str], None],
-) -> str:
+) -> Reply:
     """`stream_answer` a sentence at a time through `show`, in Korean when the question is.
 
     A Korean question's answer that opens in another language is not shown: it is written once
     more with a reminder (`notice` says so), then replaced by `NOT_KOREAN`. A later sentence in
-    another language is left out.
+    another language is left out. A reply of tool calls (tools bound) shows nothing.
     """
     if not any("가" <= c <= "힣" for c in question):
-        return await stream_answer(model, messages, max_tokens, show)
+        return await _stream(model, messages, max_tokens, show)
     shown = False
+    held: list[str] = []  # short Latin sentences ("Hello!") before the answer's language shows
 
     def korean_only(sentence: str) -> str:
         nonlocal shown
+        hangul = any("가" <= c <= "힣" for c in sentence)
+        if not shown and not hangul and is_korean(sentence):
+            held.append(sentence)  # too short to tell: wait for the next sentence
+            return ""
         if is_korean(sentence):
-            kept = show(sentence)
+            kept = "".join(show(s) for s in held) + show(sentence)
+            held.clear()
             shown = shown or bool(kept.strip())
             return kept
         if not shown:
@@ -127,12 +160,17 @@ async def answer_in_kind(
         return ""
 
     for reminder in ([], [SystemMessage(KOREAN_AGAIN)]):
+        held.clear()
         try:
-            return await stream_answer(model, [*messages, *reminder], max_tokens, korean_only)
+            reply = await _stream(model, [*messages, *reminder], max_tokens, korean_only)
         except _Foreign:
             notice(
                 "다시 쓴 답변도 한국어가 아니어서 정해진 안내로 답합니다."
                 if reminder
                 else "답변이 한국어가 아니어서 다시 작성합니다."
             )
-    return show(NOT_KOREAN)
+            continue
+        if held:  # the whole answer was too short to tell ("OK.")
+            reply.text = "".join(show(s) for s in held).strip()
+        return reply
+    return Reply(show(NOT_KOREAN))

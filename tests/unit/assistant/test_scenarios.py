@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from dure import honest
-from dure.events import ToolSelected
+from dure.events import Thinking, ToolSelected
 from dure.settings import Settings
 from dure.testing import Call, ScriptedChatModel, tool_call, tool_calls
 
@@ -332,3 +332,30 @@ async def test_a_document_question_with_no_document_registered_says_so(settings:
     assert turn.llm_calls == 0
     tokens = "".join(e.content for e in turn.events if e.type == "token")
     assert tokens == honest.NO_DOCUMENTS  # streamed like any answer
+
+
+# --- truth and language of the answer (issue 18) ---------------------------------------------
+
+
+async def test_a_figure_no_passage_holds_is_left_out_and_said_to_be(settings: Settings) -> None:
+    bot = assistant(settings, ["연차는 1년에 15일입니다. 경조사 휴가는 5일입니다."])
+    turn = await bot.turn("회사 휴가 정책이 뭐야?")
+    assert turn.route == "rag"
+    assert turn.answer == "연차는 1년에 15일입니다."
+    notes = [e.content for e in turn.events if isinstance(e, Thinking) and e.step == "agent"]
+    assert any("수치가 있는 문장 1개" in n for n in notes)
+
+
+async def test_without_documents_or_tools_the_answer_is_not_gated(settings: Settings) -> None:
+    bot = assistant(settings, ["에베레스트산의 높이는 약 8,849m입니다."])
+    turn = await bot.turn("에베레스트산은 얼마나 높아?")
+    assert turn.route == "agent" and turn.answer == "에베레스트산의 높이는 약 8,849m입니다."
+
+
+async def test_an_english_answer_to_a_korean_question_is_written_again(settings: Settings) -> None:
+    bot = assistant(
+        settings, ["Hello! How can I help you today?", "안녕하세요! 무엇을 도와드릴까요?"]
+    )
+    turn = await bot.turn("안녕하세요")
+    assert turn.answer == "안녕하세요! 무엇을 도와드릴까요?" and "Hello" not in turn.answer
+    assert [c.node for c in turn.calls] == ["agent", "agent"]

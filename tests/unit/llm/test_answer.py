@@ -15,7 +15,7 @@ from dure.llm.answer import (
     loop_start,
     stream_answer,
 )
-from dure.testing import ScriptedChatModel
+from dure.testing import ScriptedChatModel, tool_call
 
 SENTENCE = "이 조항은 계약 체결일로부터 14일 이내에 선급금을 지급하고, 검수 후 30일 이내에 잔금을 지급합니다. "
 
@@ -46,10 +46,10 @@ def test_repeated_short_phrases_and_rules_are_not_loops():
 
 async def _in_kind(question: str, replies: list[str]) -> tuple[str, list[str], list[str], Any]:
     model, shown, notes = ScriptedChatModel(replies), [], []
-    answer = await answer_in_kind(
+    reply = await answer_in_kind(
         question, model, [HumanMessage(question)], 100, lambda s: shown.append(s) or s, notes.append
     )
-    return answer, shown, notes, model
+    return reply.text, shown, notes, model
 
 
 async def test_an_answer_that_opens_in_english_is_written_again_in_korean():
@@ -72,7 +72,7 @@ async def test_korean_with_latin_names_and_english_questions_pass():
     answer = await answer_in_kind(
         "What is LangGraph?", model, [HumanMessage("What is LangGraph?")], 100, lambda s: s, print
     )
-    assert answer == "LangGraph is a graph framework."
+    assert answer.text == "LangGraph is a graph framework."
 
 
 async def test_a_list_marker_is_not_a_sentence_of_its_own():
@@ -82,3 +82,21 @@ async def test_a_list_marker_is_not_a_sentence_of_its_own():
         ScriptedChatModel([reply]), [HumanMessage("?")], 100, lambda s: seen.append(s) or s
     )
     assert kept == reply and "1." not in [s.strip() for s in seen]
+
+
+async def test_a_reply_of_tool_calls_shows_nothing_and_keeps_the_calls():
+    model = ScriptedChatModel([tool_call("weather", city="부산")])
+    bound = model.bind_tools([{"name": "weather", "description": "날씨", "parameters": {}}])
+    shown: list[str] = []
+    reply = await answer_in_kind(
+        "내일 부산 날씨는?", bound, [HumanMessage("내일 부산 날씨는?")], 100, shown.append, print
+    )
+    assert reply.text == "" and shown == []
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [("weather", {"city": "부산"})]
+
+
+async def test_a_short_latin_opening_waits_for_the_next_sentence():
+    answer, shown, notes, _ = await _in_kind("확인해줘", ["OK. 제5조를 확인했습니다. "])
+    assert answer == "OK. 제5조를 확인했습니다." and notes == []
+    answer, shown, notes, _ = await _in_kind("확인해줘", ["OK."])
+    assert answer == "OK." and shown == ["OK."]

@@ -40,9 +40,9 @@ from dure.events import (
 )
 from dure.korean.decision import decision_event
 from dure.korean.route import decide_route, tool_hint
+from dure.llm.answer import answer_in_kind
 from dure.memory import compact, format_summary_for_prompt
 from dure.sources import Source, unique_sources
-from dure.tags import ANSWER_TAG
 from dure.tools.approval import approve, policy
 from dure.tools.base import ToolResult
 from dure.tools.documents import format_passages, search_collection
@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 TOOL_ERROR_PREFIX = "오류: "
 #: Longest tool output handed back to the model (the rest is cut, and said to be).
 MAX_TOOL_CHARS = 6_000
+#: The agent call's limit: a tool call's JSON, or an answer of a few paragraphs.
+AGENT_MAX_TOKENS = 512
 
 
 def build_system_prompt(summary: str | None, context: str | None) -> str:
@@ -189,7 +191,17 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     ]
     hinted = f" (도구 지정: {choice})" if choice not in (None, "none") else ""
     emit(Thinking(step="agent", content=f"답변을 준비하는 중{hinted}"))
-    reply = await bound.ainvoke(prompt, config={"tags": [ANSWER_TAG]})
+    # Once documents or tools have spoken, only figures something the model read holds (the
+    # prompt: passages, tool results, the conversation) reach the user.
+    gate = (
+        honest.Gate([str(m.text) for m in prompt], step="agent") if _outside_text(state) else None
+    )
+    question = last_question(messages)
+    reply = await answer_in_kind(
+        question, bound, prompt, AGENT_MAX_TOKENS, gate or honest.show, _note
+    )
+    if gate is not None:
+        gate.report()
     if reply.tool_calls and choice != "none":
         emit(
             ToolSelected(
@@ -197,13 +209,18 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
                 tools=[{"name": c["name"], "args": c["args"]} for c in reply.tool_calls],
             )
         )
-        return {"messages": [reply], "next_action": "tools"}
-    if reply.tool_calls:  # tools were refused: keep the text, drop the calls
-        reply = AIMessage(content=reply.content, id=reply.id)
+        return {
+            "messages": [AIMessage(content=reply.text, tool_calls=reply.tool_calls)],
+            "next_action": "tools",
+        }
     sources = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     if sources:
         emit(SourcesEvent(content=sources))
-    return {"messages": [reply], "next_action": "end"}
+    return {"messages": [AIMessage(reply.text)], "next_action": "end"}
+
+
+def _note(text: str) -> None:
+    emit(Thinking(step="agent", content=text))
 
 
 def failed_turn(messages: Sequence[BaseMessage]) -> list[str]:

@@ -360,7 +360,9 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     if gate is None:
         answer = await stream_answer(model, messages, RESPOND_MAX_TOKENS)
     else:
-        answer = await answer_in_kind(question, model, messages, RESPOND_MAX_TOKENS, gate, _note)
+        answer = (
+            await answer_in_kind(question, model, messages, RESPOND_MAX_TOKENS, gate, _note)
+        ).text
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
     if gate is not None:
         gate.report()

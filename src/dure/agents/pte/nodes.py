@@ -212,11 +212,6 @@ async def replanner(state: PTEState, *, deps: Deps) -> PTEState:
 FINAL_MAX_TOKENS = 400
 
 
-def _show(sentence: str) -> str:
-    emit(Token(content=sentence))
-    return sentence
-
-
 def _note(text: str) -> None:
     emit(Thinking(step="final_answer", content=text))
 
@@ -263,9 +258,10 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
         *_chat_history(state.get("messages") or []),
         HumanMessage(state["input"]),
     ]
-    result = await answer_in_kind(
-        state["input"], deps.models("smart"), messages, FINAL_MAX_TOKENS, gate or _show, _note
+    reply = await answer_in_kind(
+        state["input"], deps.models("smart"), messages, FINAL_MAX_TOKENS, gate or honest.show, _note
     )
+    result = reply.text
     if gate is not None:
         gate.report()
         failed = _unrecovered_failures(past)
