@@ -279,5 +279,5 @@ async def error_handler(state: PTEState, *, deps: Deps) -> PTEState:
     """Fail closed: stop at once with the reason, no LLM call."""
     error = state.get("error") or "알 수 없는 오류"
     result = f"실행이 중단되었습니다: {error}"
-    emit(ErrorEvent(code=state.get("error_code") or ErrorCode.INTERNAL, content=result))
+    emit(ErrorEvent(code=ErrorCode(state.get("error_code") or ErrorCode.INTERNAL), content=result))
     return {"result": result, "messages": _with_turn(state, result)}

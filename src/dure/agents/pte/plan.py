@@ -60,7 +60,7 @@ class FailClosed(ValueError):
 
     def update(self) -> PTEState:
         """The state fields that stop the run: the message and its code."""
-        return {"error": str(self), "error_code": self.code, "plan": []}
+        return {"error": str(self), "error_code": self.code.value, "plan": []}
 
 
 def step_dependencies(step: dict[str, Any]) -> list[int]:

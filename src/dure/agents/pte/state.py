@@ -6,7 +6,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from dure.agent import Answer, UserTurn
-from dure.errors import ErrorCode
 from dure.korean.time import seoul_now_text
 from dure.sources import Source, unique_sources
 from dure.tools.base import ToolRegistry
@@ -41,7 +40,9 @@ class PTEState(TypedDict, total=False):
     # 제어
     replan_count: int  # 재계획 횟수 (무한 루프 방지)
     error: str | None  # 에러 메시지 (있으면 즉시 중단)
-    error_code: ErrorCode | None  # 에러 코드 (그래프는 이 코드로 분기)
+    error_code: (
+        str | None
+    )  # 에러 코드 ErrorCode의 값 (그래프는 이 코드로 분기; 체크포인트에는 문자열)
 
     # 출력
     result: str | None  # 사용자에게 반환할 최종 결과
