@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dure.events import Thinking, Token, emit
-from dure.korean.figures import unsupported
+from dure.korean.figures import unsupported, without_clock
 
 NO_DOCUMENTS = (
     "등록된 문서가 없어 찾아볼 수 없습니다. 문서를 추가하면 그 내용에 근거해 답하겠습니다 "
@@ -41,6 +41,18 @@ def partly_failed(reasons: Sequence[str]) -> str:
     return f"\n\n다음 내용은 도구가 실패해 확인하지 못했습니다.\n{_listed(reasons)}"
 
 
+#: How much of each result `only_results` shows.
+RESULT_CHARS = 300
+
+
+def only_results(results: Sequence[str]) -> str:
+    """The answer when every sentence the model wrote had a figure nothing supports: what the
+    tools or documents returned, as they returned it."""
+    shown = [r.strip() for r in results if r.strip()]
+    lines = "\n".join(f"- {r[:RESULT_CHARS]}{'…' if len(r) > RESULT_CHARS else ''}" for r in shown)
+    return f"답변의 문장마다 근거에 없는 수치가 있어, 확인된 결과만 그대로 전합니다.\n{lines}"
+
+
 def show(sentence: str) -> str:
     """Show an answer sentence as it is (where no `Gate` applies)."""
     emit(Token(content=sentence))
@@ -55,14 +67,26 @@ class Gate:
 
     sources: list[str]
     step: str = "respond"
+    #: The current date-time: a date or time it holds is supported, its other numbers are not.
+    clock: str = ""
     dropped: list[str] = field(default_factory=list)
 
     def __call__(self, sentence: str) -> str:
-        if unsupported(sentence, self.sources):
+        checked = without_clock(sentence, self.clock) if self.clock else sentence
+        if unsupported(checked, self.sources):
             self.dropped.append(sentence.strip())
             return ""
         emit(Token(content=sentence))
         return sentence
+
+    def settle(self, answer: str, results: Sequence[str]) -> str:
+        """The answer to keep: `answer`, or, when every sentence of it was left out, the
+        `results` themselves by rule (an empty answer would say nothing of what was found)."""
+        if answer.strip() or not self.dropped or not any(r.strip() for r in results):
+            return answer
+        text = only_results(results)
+        emit(Token(content=text))
+        return text
 
     def report(self) -> None:
         """Say that sentences were left out (never a silent change)."""

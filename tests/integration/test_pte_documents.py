@@ -63,3 +63,25 @@ async def test_with_no_documents_the_answer_says_so_and_how_to_add_one(
     assert done.content == honest.tools_failed([honest.NO_DOCUMENTS])
     assert "dure documents add" in done.content
     assert not any(c.node == "final_answer" for c in model.calls)  # nothing to guess from
+
+
+async def test_a_plain_document_request_is_searched_even_when_the_planner_plans_nothing(
+    settings: Settings,
+) -> None:
+    done, model = await _turn(
+        settings,
+        [INTENT, {"plan": []}, {"plan": []}],
+        documents_collection="k000000000000_documents",
+    )
+    # the rule's step ran (search_documents with the request as its query) and failed honestly
+    assert done.content == honest.tools_failed([honest.NO_DOCUMENTS])
+    assert not any(c.node == "final_answer" for c in model.calls)
+
+
+async def test_a_document_question_needs_a_tool_whatever_the_bank_says() -> None:
+    from dure.korean.route import asks_documents
+
+    assert asks_documents("내가 올린 문서에서 출장비 기준 찾아줘")
+    assert asks_documents("사내 규정상 야근 식대는 얼마야?")
+    assert not asks_documents("오늘 서울 날씨 검색해줘")
+    assert not asks_documents("그림 그리는 법 알려줘")

@@ -434,7 +434,10 @@ async def test_scenario_7_invalid_json_fails_closed(settings: Settings) -> None:
     h = harness(settings, [intent("new_question", "복잡한 요청", True), "먼저 검색을 하고..."])
     events = await h.turn("복잡한 요청")
     result = await assert_fail_closed(h, events, "invalid_json", PLAN_FAIL_PATH)
-    assert result == "실행이 중단되었습니다: Invalid JSON"
+    assert (
+        result
+        == "실행이 중단되었습니다: Invalid JSON\n계획이 올바른 JSON이 아니어서 실행하지 않았습니다."
+    )
     assert done(events).usage.llm_calls == 2
 
 
@@ -484,7 +487,12 @@ async def test_replan_limit_fails_closed(settings: Settings, max_replans: int) -
     path = ["intent_classifier", "planner", "executor"]
     path += ["replanner", "executor"] * max_replans + ["replanner", "error_handler"]
     result = await assert_fail_closed(h, events, "replan_limit", path)
-    assert result == f"실행이 중단되었습니다: Replan limit exceeded: {max_replans}회"
+    first, meaning, *reasons = result.split("\n")
+    assert first == f"실행이 중단되었습니다: Replan limit exceeded: {max_replans}회"
+    assert meaning == "재계획 한도를 넘어 멈췄습니다."
+    # what failed, in the tool's own words, and that nothing was guessed (dure.honest)
+    assert "필요한 정보를 도구로 확인하지 못했습니다." in reasons
+    assert reasons[1].endswith("API rate limit exceeded") and "추측해서" in reasons[-1]
     assert [c.node for c in h.model.calls].count("replanner") == max_replans
     assert done(events).usage.llm_calls == 2 + max_replans
     assert len((await h.state())["past_steps"]) == 1 + max_replans
@@ -503,7 +511,8 @@ async def test_invalid_revised_plan_fails_closed(settings: Settings) -> None:
     events = await h.turn("서울 날씨 알려줘")
     path = ["intent_classifier", "planner", "executor", "replanner", "error_handler"]
     result = await assert_fail_closed(h, events, "invalid_json", path)
-    assert result == "실행이 중단되었습니다: Invalid JSON"
+    assert result.startswith("실행이 중단되었습니다: Invalid JSON\n계획이 올바른 JSON이 아니어서")
+    assert result.endswith("추측해서 답하지 않겠습니다.") and "API rate limit exceeded" in result
 
 
 async def test_unreadable_intent_fails_closed(settings: Settings) -> None:
@@ -527,3 +536,23 @@ async def test_seed_datetime_is_in_seoul(settings: Settings) -> None:
     state = await h.state()
     assert state["current_datetime"].endswith("KST")
     assert state["current_datetime"] in h.model.calls[0].prompt
+
+
+async def test_an_answer_left_with_no_sentence_gives_the_results_themselves(
+    settings: Settings,
+) -> None:
+    h = harness(
+        settings,
+        [
+            intent("new_question", "서울 날씨", True),
+            plan({"step_id": 1, "tool": "web_search", "input": "서울 날씨"}),
+            "지금 서울은 기온이 31°C입니다.",
+        ],
+    )
+    events = await h.turn("서울 날씨 알려줘")
+    answer = done(events).content
+    assert answer.startswith(
+        "답변의 문장마다 근거에 없는 수치가 있어, 확인된 결과만 그대로 전합니다."
+    )
+    assert "31°C" not in answer and "서울 날씨" in answer  # the search's own result
+    assert "".join(e.content for e in events if e.type == "token") == answer

@@ -111,5 +111,23 @@ def unsupported(answer: str, sources: list[str]) -> list[Figure]:
     return [f for f in figures(answer) if not any(_close(v, k) for v in f.values for k in known)]
 
 
+#: A date or time as written: "2026-11-25", "14:30", "2026년", "11월", "25일", "9시", "30분".
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}(?::\d{2})?|(\d{1,4})\s*(?:년|월|일|시|분)(?!\s*[동간])"
+)
+
+
+def without_clock(text: str, clock: str) -> str:
+    """`text` without the dates and times that `clock` (the current date-time) holds, so that
+    "오늘은 11월 25일입니다" rests on the clock while a "25°C" does not."""
+    known = values([clock])
+
+    def held(m: re.Match[str]) -> str:
+        numbers = re.findall(r"\d+", m.group(0))
+        return " " if all(float(n) in known for n in numbers) else m.group(0)
+
+    return _DATE_TIME.sub(held, text)
+
+
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
-from dure.korean.route import tool_hint
+from dure.korean.route import asks_documents, tool_hint
 from dure.korean.smalltalk import is_greeting
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 
@@ -121,7 +121,8 @@ async def decide_intent(
         elif history and _CLARIFY.search(message):
             intent = "clarification"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
-        if tool_hint(message) is not None:  # a tool plainly asked for (sum, clock, weather, search)
+        # A tool plainly asked for (sum, clock, weather, search), or the user's documents.
+        if tool_hint(message) is not None or asks_documents(message):
             intent, needs_tool = ("new_question" if intent == "chitchat" else intent), True
         if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
             # "그럼 부산은?" after a weather question: more of the same needs the same tools.

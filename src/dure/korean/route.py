@@ -95,6 +95,14 @@ _NOT_DOCUMENTS = re.compile(
 )
 
 
+def asks_documents(question: str) -> bool:
+    """Whether a question is plainly about the user's documents or the company's rules
+    ("사내 규정", "내가 올린 파일") and asks for no tool besides."""
+    text = question.strip()
+    strong = _STRONG_DOC.search(text) or _OWN_DOCS.search(text)
+    return bool(strong) and not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text))
+
+
 def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
     """The route when a rule is sure of it, else None (the example bank, then the LLM).
 
@@ -102,9 +110,8 @@ def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
     assistant says no document is registered); everything else is the agent's.
     """
     text = question.strip()
-    plain = not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text))
     strong = _STRONG_DOC.search(text) or _OWN_DOCS.search(text)
-    if strong and plain:
+    if asks_documents(text):
         return RouteDecision(route="rag", reason="회사 문서·규정에 관한 질문")
     if not has_collection:
         return RouteDecision(route="agent", reason="검색할 문서 컬렉션이 없습니다")

@@ -359,3 +359,10 @@ async def test_an_english_answer_to_a_korean_question_is_written_again(settings:
     turn = await bot.turn("안녕하세요")
     assert turn.answer == "안녕하세요! 무엇을 도와드릴까요?" and "Hello" not in turn.answer
     assert [c.node for c in turn.calls] == ["agent", "agent"]
+
+
+async def test_an_answer_with_no_supported_sentence_gives_the_passages(settings: Settings) -> None:
+    bot = assistant(settings, ["경조사 휴가는 5일입니다."])
+    turn = await bot.turn("회사 휴가 정책이 뭐야?")
+    assert turn.answer.startswith("답변의 문장마다 근거에 없는 수치가 있어")
+    assert "연차는 1년에 15일" in turn.answer and "5일입니다" not in turn.answer

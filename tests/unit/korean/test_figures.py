@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dure.korean.figures import figures, unsupported
+from dure.korean.figures import figures, unsupported, without_clock
 
 CLAUSE = "지체일수 1일마다 계약금액의 1천분의 1.5에 해당하는 지체상금을 지급한다."
 
@@ -44,3 +44,14 @@ def test_trillions_are_figures_not_articles():
 def test_a_long_run_of_digits_costs_linear_time():
     # A pasted 20,000-digit message is one figure, read in one pass (it was quadratic: ~60 s).
     assert len(figures("1" * 20_000 + " 원")) == 1
+
+
+def test_the_clock_supports_its_dates_and_times_not_its_numbers():
+    clock = "2026-11-25 (수) 09:30 KST"
+    assert (
+        unsupported(without_clock("오늘은 2026년 11월 25일, 지금은 9시 30분입니다.", clock), [])
+        == []
+    )
+    # a temperature that happens to equal the day, a date the clock does not hold, a duration
+    for invented in ["기온은 25°C입니다.", "회의는 3월 5일입니다.", "25일간 진행됩니다."]:
+        assert unsupported(without_clock(invented, clock), []), invented

@@ -202,6 +202,7 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     )
     if gate is not None:
         gate.report()
+        reply.text = gate.settle(reply.text, _outside_results(state))
     if reply.tool_calls and choice != "none":
         emit(
             ToolSelected(
@@ -253,6 +254,18 @@ def _tool_choice(deps: Deps, messages: Sequence[BaseMessage]) -> str | None:
     if hint is not None and hint in deps.tools:
         return hint
     return None
+
+
+def _outside_results(state: AssistantState) -> list[str]:
+    """This turn's searched passages and tool results, as the model read them."""
+    results: list[str] = []
+    for message in reversed(state.get("messages", [])):
+        if isinstance(message, HumanMessage):
+            break
+        if isinstance(message, ToolMessage) and message.status != "error":
+            results.insert(0, str(message.text))
+    context = state.get("context")
+    return [context, *results] if context else results
 
 
 def _outside_text(state: AssistantState) -> bool:

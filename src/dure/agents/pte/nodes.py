@@ -15,7 +15,7 @@ from dure import honest
 from dure.agents.pte import prompts
 from dure.agents.pte.dag import planned_args, run_plan, successful_outputs
 from dure.agents.pte.deps import AGENT_NAME, Deps
-from dure.agents.pte.plan import FailClosed, compile_plan
+from dure.agents.pte.plan import FAIL_CLOSED, INPUT_CHARS, FailClosed, compile_plan
 from dure.agents.pte.state import PTEState, step_sources
 from dure.errors import ErrorCode
 from dure.events import (
@@ -31,6 +31,7 @@ from dure.events import (
 )
 from dure.korean.decision import decision_event
 from dure.korean.intent import decide_intent
+from dure.korean.route import asks_documents, tool_hint
 from dure.llm import StructuredOutputError
 from dure.llm.answer import answer_in_kind
 from dure.tools.approval import approve, policy
@@ -119,8 +120,28 @@ async def planner(state: PTEState, *, deps: Deps) -> PTEState:
         )
     except FailClosed as e:
         return e.update()
+    if not plan and (step := _asked_step(state)):  # nothing planned for a plain search request
+        plan = [step]
     emit(ToolSelected(content=f"{len(plan)}단계 계획", tools=_tools_of(plan)))
     return {"plan": plan}
+
+
+def _asked_step(state: PTEState) -> dict[str, Any] | None:
+    """The step a request plainly asks for, when the planner planned none — a search of the
+    user's documents or of the web, the request itself as the query — so that the answer never
+    comes from the model's memory as if it had searched."""
+    query = state.get("rewritten_query") or state["input"]
+    asked = (state["input"], query)
+    tool = (
+        "search_documents"
+        if any(asks_documents(t) for t in asked)
+        else next((h for t in asked if (h := tool_hint(t))), None)
+    )
+    if tool not in ("search_documents", "web_search") or tool not in (
+        state.get("available_tools") or []
+    ):
+        return None
+    return {"step_id": 1, "tool": tool, "input": query[:INPUT_CHARS]}
 
 
 async def executor(state: PTEState, *, deps: Deps) -> PTEState:
@@ -247,7 +268,9 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
         )
         # Only figures the tools returned (or the request holds) reach the user.
         gate = honest.Gate(
-            [*outputs.values(), state["input"], state["current_datetime"]], step="final_answer"
+            [*outputs.values(), state["input"]],
+            step="final_answer",
+            clock=state["current_datetime"],
         )
     else:
         system = prompts.GENERAL_CONVERSATION_PROMPT.format(
@@ -264,6 +287,7 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     result = reply.text
     if gate is not None:
         gate.report()
+        result = gate.settle(result, list(outputs.values()))
         failed = _unrecovered_failures(past)
         if failed:  # what could not be checked is said by rule, whatever the answer says
             note = honest.partly_failed(failed)
@@ -276,8 +300,16 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
 
 
 async def error_handler(state: PTEState, *, deps: Deps) -> PTEState:
-    """Fail closed: stop at once with the reason, no LLM call."""
+    """Fail closed: stop at once with the reason (the seed's line, then what it means in
+    Korean, then each failed step's own message, which says what would fix it); no LLM call."""
     error = state.get("error") or "알 수 없는 오류"
-    result = f"실행이 중단되었습니다: {error}"
-    emit(ErrorEvent(code=ErrorCode(state.get("error_code") or ErrorCode.INTERNAL), content=result))
+    code = ErrorCode(state.get("error_code") or ErrorCode.INTERNAL)
+    lines = [f"실행이 중단되었습니다: {error}"]
+    if code in FAIL_CLOSED:
+        lines.append(FAIL_CLOSED[code][1])
+    failed = _unrecovered_failures(state.get("past_steps") or [])
+    if failed:
+        lines.append(honest.tools_failed(failed))
+    result = "\n".join(lines)
+    emit(ErrorEvent(code=code, content=result))
     return {"result": result, "messages": _with_turn(state, result)}

@@ -40,13 +40,20 @@ ToolArgs = Annotated[
     Field(max_length=4),
 ]
 
-#: The fail-closed table: code → the label that starts the error message.
-FAIL_CLOSED: dict[ErrorCode, str] = {
-    ErrorCode.INVALID_JSON: "Invalid JSON",
-    ErrorCode.SCHEMA: "Schema validation failed",
-    ErrorCode.TOOL_NOT_ALLOWED: "Tool not allowed",
-    ErrorCode.REPLAN_LIMIT: "Replan limit exceeded",
-    ErrorCode.INTENT: "Intent classification failed",
+#: The fail-closed table: code → the label that starts the error message (the seed's audit
+#: wording), and what it means for the user, in Korean.
+FAIL_CLOSED: dict[ErrorCode, tuple[str, str]] = {
+    ErrorCode.INVALID_JSON: ("Invalid JSON", "계획이 올바른 JSON이 아니어서 실행하지 않았습니다."),
+    ErrorCode.SCHEMA: (
+        "Schema validation failed",
+        "계획이 정해진 형식에 맞지 않아 실행하지 않았습니다.",
+    ),
+    ErrorCode.TOOL_NOT_ALLOWED: (
+        "Tool not allowed",
+        "허용되지 않은 도구가 계획에 있어 아무것도 실행하지 않았습니다.",
+    ),
+    ErrorCode.REPLAN_LIMIT: ("Replan limit exceeded", "재계획 한도를 넘어 멈췄습니다."),
+    ErrorCode.INTENT: ("Intent classification failed", "요청의 의도를 분류하지 못해 멈췄습니다."),
 }
 
 
@@ -54,7 +61,7 @@ class FailClosed(ValueError):
     """What stops the run at once: one row of the fail-closed table (plus a failed intent)."""
 
     def __init__(self, code: ErrorCode, detail: str = "") -> None:
-        label = FAIL_CLOSED[code]
+        label = FAIL_CLOSED[code][0]
         super().__init__(f"{label}: {detail}" if detail else label)
         self.code = code
 
