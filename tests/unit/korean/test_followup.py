@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from dure.korean.followup import decide_followup, followup_by_rules, leans_on_previous_turn
+from dure.korean.followup import (
+    decide_followup,
+    followup_by_rules,
+    leans_on_previous_turn,
+    references_previous_turn,
+)
 from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel
@@ -75,6 +80,35 @@ def test_a_message_that_names_its_own_content_is_not_decided_by_these_rules(
     message: str,
 ) -> None:
     assert not leans_on_previous_turn(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "위 내용 한 줄로 줄여줘",
+        "위 표를 엑셀용으로 바꿔줘",
+        "ㅇㅋ 위 답변 존댓말로",
+        "위 코드 주석 달아줘",
+        "다시 뽑아줘",
+        "ㄱㄱ 목록만 다시 써 줘",
+        "일정표 다시 짜줘",
+    ],
+)
+def test_above_and_a_request_to_make_the_answer_again_point_back(message: str) -> None:
+    assert references_previous_turn(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "위 내시경 몇 살부터 받아?",  # 위: the stomach
+        "위 건강에 좋은 차 추천해줘",
+        "이력서 다시 쓰는 법",  # how to rewrite, not a request to redo the answer
+        "포트폴리오 다시 만드는 방법 알려줘",
+    ],
+)
+def test_above_as_a_noun_and_how_to_redo_something_do_not_point_back(message: str) -> None:
+    assert not references_previous_turn(message)
 
 
 def test_article_references_and_an_empty_history_stay_false() -> None:
