@@ -111,6 +111,23 @@ def test_above_as_a_noun_and_how_to_redo_something_do_not_point_back(message: st
     assert not references_previous_turn(message)
 
 
+@pytest.mark.parametrize(
+    ("message", "refers"),
+    [
+        ("고마워! 근데 모레 광주 날씨는?", False),
+        ("ㄱㅅㄱㅅ 그럼 파스타 면 몇 분 삶아?", False),
+        ("감사합니다~ 그런데 주말에 볼 영화 추천해 주세요", False),
+        ("고마워요 그럼 그거 영어로도 써줄래?", True),  # a reference word after the thanks
+        ("고마워 근데 청주는?", True),  # a bare topic after the thanks
+        ("ㅋㅋ 그럼 우산은 필요 없겠네?", True),  # laughter does not close the turn
+    ],
+)
+def test_thanks_then_a_conjunction_opens_a_new_question(message: str, refers: bool) -> None:
+    ruled = followup_by_rules(message, has_previous=True, previous_user="내일 대전 날씨 어때?")
+    assert ruled is not None
+    assert (ruled.refers_to_previous, ruled.decided_by) == (refers, "rule")
+
+
 def test_article_references_and_an_empty_history_stay_false() -> None:
     named = followup_by_rules("제12조는?", has_previous=True)
     assert named is not None and not named.refers_to_previous
