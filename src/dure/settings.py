@@ -49,8 +49,10 @@ class LocalModelSettings(BaseModel):
     #: KV states of earlier prompts kept in memory: a prompt that starts like one of them skips
     #: evaluating that start (measured: an alternating 1,100-token prefix 17 s → 2 s). 0: off.
     prompt_cache_mb: int = 2048
-    #: Repetition penalty for free-text answers (never JSON), chosen by `benchmarks/decoding.py`.
-    repeat_penalty: float = 1.0
+    #: Repetition penalty for free-text answers (never JSON), chosen by `benchmarks/decoding.py`
+    #: on 14 dev prompts (10 contract answers, 4 open requests): 1.1 loops on 1 (1.0: 4), with
+    #: answer keywords 0.733 (1.0: 0.667) and no invented figure at either.
+    repeat_penalty: float = 1.1
 
 
 class SearchSettings(BaseModel):

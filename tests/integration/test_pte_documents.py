@@ -85,3 +85,15 @@ async def test_a_document_question_needs_a_tool_whatever_the_bank_says() -> None
     assert asks_documents("사내 규정상 야근 식대는 얼마야?")
     assert not asks_documents("오늘 서울 날씨 검색해줘")
     assert not asks_documents("그림 그리는 법 알려줘")
+
+
+async def test_a_plan_that_looks_nothing_up_gets_the_asked_search(settings: Settings) -> None:
+    sum_only = {"plan": [{"step_id": 1, "tool": "calculator", "input": "2*3"}]}
+    done, model = await _turn(
+        settings,
+        [INTENT, sum_only, {"plan": []}, "계산 결과는 6입니다."],
+        documents_collection="k000000000000_documents",
+    )
+    # the planned step ran; the added search failed and is named after the answer, by rule
+    assert done.content.startswith("계산 결과는 6입니다.")
+    assert done.content.endswith(honest.partly_failed([honest.NO_DOCUMENTS]))

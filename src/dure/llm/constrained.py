@@ -133,7 +133,8 @@ def tools_prompt(plan: ToolPlan) -> str:
     if plan.mode == "auto":
         lines += [
             f"도구가 필요하면 {call} 형식의 JSON 하나만 출력하세요.",
-            '도구 없이 답할 수 있으면 {"answer": "답변"} 형식의 JSON 하나만 출력하세요.',
+            '도구 없이 답할 수 있으면 {"answer": "..."} 형식의 JSON 하나만 출력하고, answer에는 '
+            "사용자에게 보여 줄 답을 완전한 문장으로 쓰세요.",
         ]
     elif plan.only:
         lines.append(

@@ -131,7 +131,8 @@ def test_langchain_tools_convert_to_compilable_schemas():
 
 def test_the_tool_prompt_is_korean_and_names_every_tool():
     auto = tools_prompt(plan_tools(TOOLS, "auto", None))
-    assert "# 도구" in auto and '{"answer": "답변"}' in auto
+    assert "# 도구" in auto and '{"answer": "..."}' in auto
+    assert "완전한 문장" in auto  # not a word to copy: the 1.5B model once answered "답변"
     for tool in TOOLS:
         assert f"- {tool['function']['name']}: {tool['function']['description']}" in auto
     assert '"title"' not in auto

@@ -120,16 +120,21 @@ async def planner(state: PTEState, *, deps: Deps) -> PTEState:
         )
     except FailClosed as e:
         return e.update()
-    if not plan and (step := _asked_step(state)):  # nothing planned for a plain search request
-        plan = [step]
+    step = _asked_step(state)
+    if step and not any(s["tool"] in LOOKUPS for s in plan):  # a plain search ask, unsearched
+        plan = [*plan, {**step, "step_id": max((s["step_id"] for s in plan), default=0) + 1}]
     emit(ToolSelected(content=f"{len(plan)}단계 계획", tools=_tools_of(plan)))
     return {"plan": plan}
 
 
+#: The steps that look something up.
+LOOKUPS = ("web_search", "search_wikipedia", "search_documents")
+
+
 def _asked_step(state: PTEState) -> dict[str, Any] | None:
-    """The step a request plainly asks for, when the planner planned none — a search of the
-    user's documents or of the web, the request itself as the query — so that the answer never
-    comes from the model's memory as if it had searched."""
+    """The step a request plainly asks for — a search of the user's documents or of the web,
+    the request itself as the query — added when the plan looks nothing up, so that the answer
+    never comes from the model's memory as if it had searched."""
     query = state.get("rewritten_query") or state["input"]
     asked = (state["input"], query)
     tool = (
