@@ -56,6 +56,9 @@ class Reply:
 
     text: str
     tool_calls: list[ToolCall] = field(default_factory=list)
+    #: The streamed message's id: a node that returns the reply under it is not streamed twice
+    #: (LangGraph's `messages` mode skips a returned message whose id it already streamed).
+    id: str | None = None
 
 
 async def stream_answer(
@@ -86,8 +89,7 @@ async def _stream(
     looped = False
     message: AIMessageChunk | None = None
     async for chunk in bound.astream(list(messages), config={"tags": tags}):
-        if chunk.tool_call_chunks:
-            message = chunk if message is None else message + chunk
+        message = chunk if message is None else message + chunk
         if looped:
             continue  # read to the end (the local model has stopped), so usage is counted
         raw += chunk.text
@@ -101,11 +103,12 @@ async def _stream(
                 kept += sentence(raw[done : ends[-1]])
                 done = ends[-1]
     calls = list(message.tool_calls) if message is not None else []
+    ident = message.id if message is not None else None
     if not sentence:
-        return Reply(raw.strip(), calls)
+        return Reply(raw.strip(), calls, ident)
     if raw[done:].strip():
         kept += sentence(raw[done:])
-    return Reply(kept.strip(), calls)
+    return Reply(kept.strip(), calls, ident)
 
 
 #: The reminder for the second attempt, and the fixed answer when that one is not Korean either.

@@ -211,13 +211,13 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
             )
         )
         return {
-            "messages": [AIMessage(content=reply.text, tool_calls=reply.tool_calls)],
+            "messages": [AIMessage(reply.text, tool_calls=reply.tool_calls, id=reply.id)],
             "next_action": "tools",
         }
     sources = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     if sources:
         emit(SourcesEvent(content=sources))
-    return {"messages": [AIMessage(reply.text)], "next_action": "end"}
+    return {"messages": [AIMessage(reply.text, id=reply.id)], "next_action": "end"}
 
 
 def _note(text: str) -> None:
