@@ -19,6 +19,12 @@ from server_support import DURE, server_env
 STOPPED = "답변을 중지했습니다."
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C reaches the child as it would from a terminal: a test run started in the
+    background (`make test &`) ignores SIGINT, and a child inheriting that never sees it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _ask(env: dict[str, str], thread: str, message: str) -> None:
     args = [str(DURE), "ask", "--agent", "qa", "--thread", thread, message]
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
@@ -29,7 +35,12 @@ def _interrupted_ask(env: dict[str, str], thread: str) -> subprocess.CompletedPr
     """`dure ask` of a slow answer, interrupted with SIGINT once its first token is out."""
     args = [str(DURE), "ask", "--agent", "qa", "--thread", thread, "--json", "천천히 알려 줘"]
     proc = subprocess.Popen(
-        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        args,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_as_in_a_terminal,
     )
     assert proc.stdout is not None
     lines = []
@@ -75,6 +86,7 @@ def test_ctrl_c_stops_the_answer_and_the_thread_reads_as_before(tmp_path: Path) 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_as_in_a_terminal,
     )
     assert chat.stdin is not None and chat.stdout is not None
     chat.stdin.write("천천히 알려 줘\n")
