@@ -67,7 +67,9 @@ ROUTER_HISTORY = 4
 # stop the tool rules (a question about 회사 might still be about its documents).
 _STRONG_DOC = re.compile(
     r"규정|정책|사내|내규|사규|취업\s*규칙|매뉴얼|지침|복리\s*후생|가이드라인|"
-    r"설명서|핸드북|안내서|편람|가이드에|가이드\s*(?:문서|보면|상|대로)"
+    r"설명서|핸드북|안내서|편람|가이드에|가이드\s*(?:문서|보면|상|대로)|"
+    r"(?<![a-z])(?:polic(?:y|ies)|handbook|guidelines?|manual)(?![a-z])",
+    re.IGNORECASE,
 )
 _OWN_DOCS = re.compile(
     r"(올린|올려\s*둔|업로드\s*한|등록한|추가한|넣어\s*둔)\s*(문서|파일|자료|pdf)", re.I
@@ -76,7 +78,7 @@ _WEAK_DOC = re.compile(r"회사|문서|휴가|연차|병가|근무|업무|절차
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d|제곱|루트|곱하기|나누기|더하기|빼기")
 _TOOL_WORDS = re.compile(
     r"계산|날씨|기온|미세먼지|몇\s*시|시각|날짜|요일|오늘이|파이썬|python|코드|프로그램|"
-    r"위키|검색해|찾아봐|뉴스|환율",
+    r"위키|검색해|찾아봐|뉴스|환율|wikipedia|weather|search|news",
     re.IGNORECASE,
 )
 #: Tool asks strict enough to decide `agent` when no document word is there. Loose tool words
@@ -84,7 +86,7 @@ _TOOL_WORDS = re.compile(
 #: 가이드", "야근 식대 몇시 이후", "재택 가능한 요일" are document questions.
 _TOOL_TASK = re.compile(
     r"파이썬|python|자바스크립트|javascript|(?:코드|스크립트)\s*(?:로|를|좀)?\s*(?:짜|작성|만들)|"
-    r"위키|뉴스|환율",
+    r"위키|뉴스|환율|wikipedia",
     re.IGNORECASE,
 )
 #: Not the user's documents even beside a document word: the law in general ("연차수당
@@ -134,7 +136,10 @@ _EXPRESSION = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d")
 _CALC_INTENT = re.compile(r"계산|얼마|=|결과|답은")
 _KOREAN_OPERATOR = re.compile(r"\d\s*(곱하기|나누기|더하기|빼기)\s*\d")
 _NOW = re.compile(
-    r"지금\s*몇\s*시|현재\s*시각|지금\s*시간|오늘\s*날짜|오늘(은|이)?\s*무슨\s*요일|오늘(이)?\s*며칠"
+    r"지금\s*몇\s*시|현재\s*시각|지금\s*시간|오늘\s*날짜|오늘(은|이)?\s*무슨\s*요일|오늘(이)?\s*며칠|"
+    r"(?<![a-z])(?:what\s+time\s+is\s+it|current\s+time|today'?s\s+date|"
+    r"what\s+day\s+is\s+(?:it\s+)?today)(?![a-z])",
+    re.IGNORECASE,
 )
 _CODE = re.compile(r"파이썬|python|코드|프로그램|스크립트", re.IGNORECASE)
 # Weather and web search likewise: unbound, the model wrote a forecast or a definition from
@@ -143,11 +148,16 @@ _CODE = re.compile(r"파이썬|python|코드|프로그램|스크립트", re.IGNO
 _WEATHER = re.compile(
     r"날씨|기온|미세\s*먼지|일기\s*예보|강수|황사|체감\s*온도|습도|"
     r"(?:비|눈)\s*(?:와|올까|오나|오니|오냐|온대|온다고|내려|내릴까|소식)|"
-    r"우산\s*(?:챙겨|가져|필요|들고)|몇\s*도(?:야|예요|에요|냐|래|인가|일까)"
+    r"우산\s*(?:챙겨|가져|필요|들고)|몇\s*도(?:야|예요|에요|냐|래|인가|일까)|"
+    r"(?<![a-z])(?:weather|forecast|temperature\s+(?:in|at|today|tomorrow|now))(?![a-z])",
+    re.IGNORECASE,
 )
 _SEARCH = re.compile(
     r"검색\s*(?:해|하고|하여|좀|후)|찾아\s*(?:봐|줘|서|보고)|알아\s*(?:봐|봐줘|보고)|"
-    r"구글링|서치\s*해|(?:웹|인터넷)에서\s*찾"
+    r"구글링|서치\s*해|(?:웹|인터넷)에서\s*찾|"
+    r"(?<![a-z])(?:search\s+(?:the\s+web|online|the\s+internet|for)|look\s+(?:it\s+)?up|"
+    r"google\s+(?:it|for))(?![a-z])",
+    re.IGNORECASE,
 )
 
 

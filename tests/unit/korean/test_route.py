@@ -34,6 +34,10 @@ from dure.korean.route import rule_route, tool_hint
         ("이따 퇴근할 때 비 와?", "agent"),
         ("휴가 신청서 양식 문장 영어로 바꿔줘", "agent"),
         ("자바스크립트로 배열 섞는 함수 짜줘", "agent"),
+        # English works too
+        ("What does the employee handbook say about overtime?", "rag"),
+        ("what's our travel expense policy?", "rag"),
+        ("What's the weather in Busan?", "agent"),
     ],
 )
 def test_rules_decide_the_obvious(question: str, route: str) -> None:
@@ -110,6 +114,13 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("러스트 2024 에디션 변경점 인터넷에서 찾아줘", "web_search"),
         ("날씨 검색해줘", None),  # two tools: the model chooses
         ("회사 근처 날씨", None),  # documents first
+        ("What's the weather like in Seoul tomorrow?", "get_weather"),
+        ("weather 알려줘", "get_weather"),
+        ("Search the web for LangGraph and summarize it", "web_search"),
+        ("can you look up the latest LangGraph release?", "web_search"),
+        ("what time is it now?", "get_current_datetime"),
+        ("a poem about weathering storms", None),  # a word inside a word
+        ("research on Korean morphology", None),
     ],
 )
 def test_tool_hints_only_when_plain(question: str, tool: str | None) -> None:
