@@ -65,7 +65,10 @@ _REASON = re.compile(r"(?:서|니까|니)$")
 _CLAUSE_MARK = re.compile(r"[.!?;\n,\d]")
 #: Words the cue may be about instead of the food ("삼겹살 저녁 말고 점심에").
 _OTHER_OBJECT = re.compile(r"아침|점심|저녁|오늘|내일|모레|주말|평일|시간|장소|자리")
-_FILLERS = frozenset("다 좀 잘 꼭 또 거 건 걸 게 것 전부다 모두다 그냥 아예".split())
+#: Quantifiers ending in 다 ("둘다", "셋다", "죄다") are fillers too, not a clause's end.
+_FILLERS = frozenset(
+    "다 좀 잘 꼭 또 거 건 걸 게 것 전부다 모두다 둘다 셋다 넷다 죄다 그냥 아예".split()
+)
 MAX_GAP_CHARS, MAX_GAP_WORDS = 24, 5
 
 
