@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dure.agents.tasks.dishes import Dish
 from dure.korean.slots.diet import EXCLUSIONS
+from dure.korean.slots.keywords import food_exclusion
 
 KINDS = ("한식", "중식", "일식", "양식", "분식", "아시안")
 
@@ -61,6 +62,14 @@ def to_label(word: str) -> str | None:
     return f"메뉴:{word}"
 
 
+def gold_label(label: str) -> str:
+    """A gold label with a dish named as the user spelled it, spelled as the table does
+    ("메뉴:돈까스" → "메뉴:돈가스"): a spelling is not a miss."""
+    if label.startswith("메뉴:"):
+        return f"메뉴:{food_exclusion(label.removeprefix('메뉴:'))}"
+    return label
+
+
 # --- what breaks a gold label (the dish table's fields) -------------------------------------
 
 MEAT = frozenset({"돼지고기", "쇠고기", "닭고기"})
@@ -99,6 +108,7 @@ SPICY_FROM = 1
 
 def breaks(d: Dish, label: str) -> bool:
     """The dish breaks the gold label (the set's meaning, by the table's fields)."""
+    label = gold_label(label)
     if label == "매운 음식":
         return d.spicy >= SPICY_FROM
     if label.startswith("종류:"):
@@ -151,6 +161,37 @@ ANSWERS: dict[str, tuple[str, str, str]] = {
     "x036": ("춘천 명동 근처", "12시", "둘이"),
     "x037": ("성수역", "12시 반", "4명"),
     "x038": ("역삼역", "12시 반", "3명"),
+    # lunch_blind2 (written after lunch_blind's misses had been read)
+    "y001": ("합정역 근처", "12시 반", "팀원 4명"),
+    "y002": ("성수동", "12시", "혼자"),
+    "y003": ("여의도역", "정오", "둘이서"),
+    "y004": ("광화문", "1시", "우리 셋"),
+    "y005": ("판교역 근처", "12시", "팀원 6명"),
+    "y006": ("부산 남포동", "1시쯤", "가족 4명"),
+    "y007": ("대구 수성구 범어역 근처", "12시 반", "둘이"),
+    "y008": ("전주 한옥마을", "1시", "가족 다섯 명"),
+    "y009": ("천안 불당동", "30분 뒤", "혼자"),
+    "y010": ("일산 라페스타", "12시", "둘이"),
+    "y011": ("강릉 교동 택지 근처", "12시 반", "3명"),
+    "y012": ("강남역", "12시", "혼자"),
+    "y013": ("을지로3가역", "1시", "8명"),
+    "y014": ("홍대입구역", "정오", "둘이서"),
+    "y015": ("판교 테크노밸리", "1시 반", "팀원 5명"),
+    "y016": ("인천 송도 센트럴파크 근처", "1시", "혼자"),
+    "y017": ("수원 행궁동", "12시 반쯤", "가족 4명"),
+    "y018": ("신촌역 근처", "12시", "동기 셋이서"),
+    "y019": ("종로3가", "정오", "둘이"),
+    "y020": ("부산 광안리 근처", "12시", "셋이서"),
+    "y021": ("삼성역 코엑스", "12:30", "for 2"),
+    "y022": ("대전 유성온천역", "1시", "혼자"),
+    "y023": ("포항 영일대 근처", "12시", "가족 여섯"),
+    "y024": ("잠실 롯데월드몰", "12시반", "4명"),
+    "y025": ("용산역", "1시", "팀원 7명"),
+    "y026": ("경주 황리단길", "정오", "둘이"),
+    "y027": ("목동 오목교역", "12시", "우리 셋"),
+    "y028": ("평택 고덕신도시", "1시", "팀원 4명"),
+    "y029": ("왕십리역", "12시 반", "혼자"),
+    "y030": ("속초 중앙시장 근처", "1시쯤", "가족 넷"),
 }
 #: Budgets, for the requests whose words make the budget required ("예산").
 BUDGETS: dict[str, str] = {"x032": "인당 1만2천원"}

@@ -27,7 +27,7 @@ A row is `{"id", "request", "now", "excluded": [labels]}`; a dev row also carrie
 Modes (`DURE_BENCH_LUNCH_MODEL=none,local`, default both): `none` — every model call raises a
 connection error (the agent's documented no-model path: rule question, rule order, the workers'
 summary as the answer); `local` — the default local model (`DURE_LOCAL__PATH`), cache off.
-`DURE_BENCH_LUNCH_SET=dev,blind` (default both) picks the sets;
+`DURE_BENCH_LUNCH_SET=dev,blind,blind2` (default dev,blind) picks the sets;
 `DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests of each; Ctrl-C during a mode keeps (and scores)
 the requests that finished. Places come from the shipped sample
 catalogue (`DURE_BENCH_LUNCH_PLACES=sample`, the default), so a request outside its nine areas
@@ -61,6 +61,7 @@ from benchmarks._lunch_gold import (
     LABEL_ALLERGENS,
     READER_TO_LABEL,
     breaks,
+    gold_label,
     to_label,
 )
 from benchmarks._turns import DATA, load_jsonl
@@ -81,6 +82,8 @@ from dure.testing import Call, ScriptedChatModel
 SETS = {
     "dev": DATA / "lunch_dev" / "requests.jsonl",
     "blind": DATA / "lunch_blind" / "requests.jsonl",
+    # a second blind set, written after the first one's misses had been read
+    "blind2": DATA / "lunch_blind2" / "requests.jsonl",
 }
 # --- 1. reading -------------------------------------------------------------------------------
 
@@ -95,7 +98,7 @@ def _read(row: dict[str, Any]) -> dict[str, Any]:
     mapped = [to_label(w) for w in words]
     found = {m for m in mapped if m is not None}
     unlabelled = [w for w, m in zip(words, mapped, strict=True) if m is None]
-    gold = set(row["excluded"])
+    gold = {gold_label(g) for g in row["excluded"]}
     removed = {d.name for d in dishes()} - {d.name for d in allowed(dishes(), words)}
     covered = {g for g in gold if all(d.name in removed for d in dishes() if breaks(d, g))}
     needed = {d.name for d in dishes() if any(breaks(d, g) for g in gold)}
@@ -391,7 +394,7 @@ def run() -> dict[str, Any]:
     names = [n.strip() for n in os.environ.get("DURE_BENCH_LUNCH_SET", "dev,blind").split(",")]
     unknown = [n for n in names if n and n not in SETS]
     if unknown:
-        raise ValueError(f"DURE_BENCH_LUNCH_SET: unknown set(s) {unknown} (dev, blind)")
+        raise ValueError(f"DURE_BENCH_LUNCH_SET: unknown set(s) {unknown} ({', '.join(SETS)})")
     limit = int(os.environ.get("DURE_BENCH_LUNCH_LIMIT", "0") or 0)
     places = os.environ.get("DURE_BENCH_LUNCH_PLACES", "sample")
     modes = [m.strip() for m in os.environ.get("DURE_BENCH_LUNCH_MODEL", "none,local").split(",")]

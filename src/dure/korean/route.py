@@ -74,6 +74,12 @@ _STRONG_DOC = re.compile(
 _OWN_DOCS = re.compile(
     r"(올린|올려\s*둔|업로드\s*한|등록한|추가한|넣어\s*둔)\s*(문서|파일|자료|pdf)", re.I
 )
+#: What a named document says ("회의록에서 정한 거", "보고서에 나온 수치", "공지 보면"): the
+#: user's own papers, not how to write one ("보고서 쓰는 법").
+_IN_A_DOCUMENT = re.compile(
+    r"(?:회의록|보고서|기획서|제안서|공지(?:문|사항)?|문서)\s*"
+    r"(?:에서|에\s*(?:따르면|나온|나와|적힌|적혀|있는|있던|쓰인|쓰여|보면)|(?:을|를)?\s*보면|상으로|대로)"
+)
 _WEAK_DOC = re.compile(r"회사|문서|휴가|연차|병가|근무|업무|절차|규칙|제도|직원|팀|부서|자료|파일")
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d|제곱|루트|곱하기|나누기|더하기|빼기")
 _TOOL_WORDS = re.compile(
@@ -101,8 +107,12 @@ def asks_documents(question: str) -> bool:
     """Whether a question is plainly about the user's documents or the company's rules
     ("사내 규정", "내가 올린 파일") and asks for no tool besides."""
     text = question.strip()
-    strong = _STRONG_DOC.search(text) or _OWN_DOCS.search(text)
-    return bool(strong) and not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text))
+    return _names_documents(text) and not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text))
+
+
+def _names_documents(text: str) -> bool:
+    """A strong document word, the user's own files, or what a named document says."""
+    return bool(_STRONG_DOC.search(text) or _OWN_DOCS.search(text) or _IN_A_DOCUMENT.search(text))
 
 
 def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
@@ -112,7 +122,7 @@ def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
     assistant says no document is registered); everything else is the agent's.
     """
     text = question.strip()
-    strong = _STRONG_DOC.search(text) or _OWN_DOCS.search(text)
+    strong = _names_documents(text)
     if asks_documents(text):
         return RouteDecision(route="rag", reason="회사 문서·규정에 관한 질문")
     if not has_collection:

@@ -78,9 +78,22 @@ def test_everything_else_goes_to_the_llm(question: str) -> None:
 
 def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
     # rag without documents: the assistant then says plainly that none is registered.
-    for question in ("회사 휴가 정책이 뭐야?", "내가 올린 문서에 뭐라고 돼 있어?"):
+    for question in (
+        "회사 휴가 정책이 뭐야?",
+        "내가 올린 문서에 뭐라고 돼 있어?",
+        "지난주 회의록에서 정한 마감일이 언제였지?",  # what a named document says
+        "3분기 보고서에 나온 매출 얼마야",
+        "공지사항 보면 주차 등록 어떻게 해?",
+    ):
         decision = rule_route(question, has_collection=False)
         assert decision is not None and decision.route == "rag"
+    for question in (
+        "보고서 잘 쓰는 법 알려줘",
+        "회의록 양식 만들어줘",
+        "엑셀 파일에서 중복 지우는 법",
+    ):
+        decision = rule_route(question, has_collection=False)
+        assert decision is not None and decision.route == "agent"
     for question in ("LangGraph가 뭐야?", "회사 근처 날씨 어때?"):
         decision = rule_route(question, has_collection=False)
         assert decision is not None and decision.route == "agent"
