@@ -29,13 +29,16 @@ INTENT = {"intent": "new_question", "rewritten_query": "출장 일비 기준", "
 SEARCH = {"plan": [{"step_id": 1, "tool": "search_documents", "input": "출장 일비 기준"}]}
 
 
-async def _turn(settings: Settings, script: list, **options: str) -> tuple[Done, ScriptedChatModel]:
+async def _turn(
+    settings: Settings,
+    script: list,
+    message: str = "내가 올린 문서에서 출장비 기준 찾아줘",
+    **options: str,
+) -> tuple[Done, ScriptedChatModel]:
     """One turn; `options`: the collection to search (`collection` or `documents_collection`)."""
     model = ScriptedChatModel(script)
     ctx = AgentContext(settings, ModelSet(settings, model), InMemorySaver(), dict(options))
-    events = [
-        e async for e in stream_turn(AGENT, ctx, "t", "내가 올린 문서에서 출장비 기준 찾아줘")
-    ]
+    events = [e async for e in stream_turn(AGENT, ctx, "t", message)]
     assert isinstance(events[-1], Done)
     return events[-1], model
 
@@ -97,3 +100,20 @@ async def test_a_plan_that_looks_nothing_up_gets_the_asked_search(settings: Sett
     # the planned step ran; the added search failed and is named after the answer, by rule
     assert done.content.startswith("계산 결과는 6입니다.")
     assert done.content.endswith(honest.partly_failed([honest.NO_DOCUMENTS]))
+
+
+async def test_a_wikipedia_request_is_looked_up_whatever_the_classifier_and_planner_say(
+    settings: Settings,
+) -> None:
+    # Wikipedia unreachable (a closed loopback port); the classifier says no tool is needed and
+    # the planner plans nothing: the rule still asks Wikipedia, and its failure is the answer.
+    settings.assistant.wikipedia_base_url = "http://127.0.0.1:9/{lang}"
+    no_tool = {**INTENT, "needs_tool": False, "rewritten_query": "세종대왕 요약"}
+    done, model = await _turn(
+        settings,
+        [no_tool, {"plan": []}, {"plan": []}],
+        message="위키에서 세종대왕 문서 찾아서 3줄 요약해줘",
+    )
+    assert done.content.startswith(honest.tools_failed(["x"]).split("\n")[0])
+    assert "위키백과" in done.content
+    assert not any(c.node == "final_answer" for c in model.calls)  # nothing to guess from

@@ -71,13 +71,15 @@ _STRONG_DOC = re.compile(
     r"(?<![a-z])(?:polic(?:y|ies)|handbook|guidelines?|manual)(?![a-z])",
     re.IGNORECASE,
 )
+#: Papers a user keeps: named with what they say, they are the user's documents.
+_PAPERS = r"(?:회의록|보고서|기획서|제안서|공지(?:문|사항)?|문서)"
 _OWN_DOCS = re.compile(
-    r"(올린|올려\s*둔|업로드\s*한|등록한|추가한|넣어\s*둔)\s*(문서|파일|자료|pdf)", re.I
+    rf"(올린|올려\s*둔|업로드\s*한|등록한|추가한|넣어\s*둔)\s*(?:파일|자료|pdf|{_PAPERS})", re.I
 )
-#: What a named document says ("회의록에서 정한 거", "보고서에 나온 수치", "공지 보면"): the
+#: What a named paper says ("회의록에서 정한 거", "보고서에 나온 수치", "공지 보면"): the
 #: user's own papers, not how to write one ("보고서 쓰는 법").
 _IN_A_DOCUMENT = re.compile(
-    r"(?:회의록|보고서|기획서|제안서|공지(?:문|사항)?|문서)\s*"
+    rf"{_PAPERS}\s*"
     r"(?:에서|에\s*(?:따르면|나온|나와|적힌|적혀|있는|있던|쓰인|쓰여|보면)|(?:을|를)?\s*보면|상으로|대로)"
 )
 _WEAK_DOC = re.compile(r"회사|문서|휴가|연차|병가|근무|업무|절차|규칙|제도|직원|팀|부서|자료|파일")
@@ -162,6 +164,8 @@ _WEATHER = re.compile(
     r"(?<![a-z])(?:weather|forecast|temperature\s+(?:in|at|today|tomorrow|now))(?![a-z])",
     re.IGNORECASE,
 )
+#: Wikipedia by name, as a source to look in ("위키에서", "위키백과 찾아봐", "wikipedia").
+_WIKI = re.compile(r"위키\s*(?:백과|피디아)?\s*(?:에서|에|로|를|좀|찾|검색|보면)|wikipedia", re.I)
 _SEARCH = re.compile(
     r"검색\s*(?:해|하고|하여|좀|후)|찾아\s*(?:봐|줘|서|보고)|알아\s*(?:봐|봐줘|보고)|"
     r"구글링|서치\s*해|(?:웹|인터넷)에서\s*찾|"
@@ -171,10 +175,20 @@ _SEARCH = re.compile(
 )
 
 
+#: Longer than this, a message is a pasted text to work on, whatever words it holds (an article
+#: on 미세먼지 is not a weather question).
+PLAIN_ASK_CHARS = 200
+
+
 def tool_hint(question: str) -> str | None:
     """The one tool a question plainly asks for (`calculator`, `get_current_datetime`,
-    `get_weather`, `web_search`), or None — also when it asks for more than one."""
+    `get_weather`, `web_search`, `search_wikipedia`), or None — also when it asks for more
+    than one. Wikipedia by name decides alone: its "문서" and "찾아서" are the encyclopedia's."""
     text = question.strip()
+    if len(text) > PLAIN_ASK_CHARS:
+        return None
+    if _WIKI.search(text):
+        return "search_wikipedia"
     if _STRONG_DOC.search(text) or _WEAK_DOC.search(text) or _CODE.search(text):
         return None
     calc = bool(

@@ -84,6 +84,7 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         "지난주 회의록에서 정한 마감일이 언제였지?",  # what a named document says
         "3분기 보고서에 나온 매출 얼마야",
         "공지사항 보면 주차 등록 어떻게 해?",
+        "예전에 업로드한 기획서 기준으로 일정 정리해줘",  # the user's own paper
     ):
         decision = rule_route(question, has_collection=False)
         assert decision is not None and decision.route == "rag"
@@ -134,6 +135,11 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("what time is it now?", "get_current_datetime"),
         ("a poem about weathering storms", None),  # a word inside a word
         ("research on Korean morphology", None),
+        ("위키에서 세종대왕 문서 찾아서 요약해줘", "search_wikipedia"),  # not the user's 문서
+        ("위키백과 좀 찾아봐 르네상스", "search_wikipedia"),
+        ("look up Seoul on Wikipedia", "search_wikipedia"),
+        ("위키드 뮤지컬 줄거리", None),
+        ("오늘 미세먼지 저감 대책으로 노후 경유차 운행을 제한한다. " * 8, None),  # pasted text
     ],
 )
 def test_tool_hints_only_when_plain(question: str, tool: str | None) -> None:

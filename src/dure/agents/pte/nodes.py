@@ -132,8 +132,8 @@ LOOKUPS = ("web_search", "search_wikipedia", "search_documents")
 
 
 def _asked_step(state: PTEState) -> dict[str, Any] | None:
-    """The step a request plainly asks for — a search of the user's documents or of the web,
-    the request itself as the query — added when the plan looks nothing up, so that the answer
+    """The step a request plainly asks for — a search of the user's documents, the web or
+    Wikipedia, the request itself as the query — added when the plan looks nothing up, so that the answer
     never comes from the model's memory as if it had searched."""
     query = state.get("rewritten_query") or state["input"]
     asked = (state["input"], query)
@@ -142,9 +142,7 @@ def _asked_step(state: PTEState) -> dict[str, Any] | None:
         if any(asks_documents(t) for t in asked)
         else next((h for t in asked if (h := tool_hint(t))), None)
     )
-    if tool not in ("search_documents", "web_search") or tool not in (
-        state.get("available_tools") or []
-    ):
+    if tool not in LOOKUPS or tool not in (state.get("available_tools") or []):
         return None
     return {"step_id": 1, "tool": tool, "input": query[:INPUT_CHARS]}
 
