@@ -37,6 +37,10 @@ def lunch(text: str, now: datetime = WED, expect: tuple[str, ...] = ()) -> dict[
         ("사당역 파스텔시티 앞", "사당역 파스텔시티", "사당역 파스텔시티"),
         ("창원 상남동 쪽", "창원 상남동", "창원 상남동"),
         ("김해시 내외동에서", "김해시 내외동", "김해시 내외동"),
+        # a city, then a place there with no 에서/근처 after it
+        ("광주 충장로 12시 3명", "광주 충장로", "광주 충장로"),
+        ("여수 낭만포차거리 1시에 둘이", "여수 낭만포차거리", "여수 낭만포차거리"),
+        ("제주 애월 카페거리 1시", "제주 애월", "제주 애월"),
     ],
 )
 def test_place_as_said_and_its_area(text: str, place: str, area: str) -> None:
@@ -47,6 +51,8 @@ def test_place_as_said_and_its_area(text: str, place: str, area: str) -> None:
 
 def test_words_that_are_not_places() -> None:
     assert "location" not in lunch("회사 근처에서 2명")
+    assert "location" not in lunch("부산 가족 4명 12시")  # people after a city, not a place
+    assert lunch("구미 당기는 거 12시 강남역")["location"] == "강남역"  # 구미 is no city here
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,9 @@ A place slot keeps what the user said, without particles, 근처/쪽/앞/기준,
 numbers ("선릉역 5번 출구 근처에서" → "선릉역", "부산 서면 쪽" → "부산 서면"), and a landmark
 keeps the place before it ("여의도 파크원 앞" → "여의도 파크원"); its canonical area for search
 is `canonical_place` ("선릉역" → the catalogue's area, "여의도 파크원" → 여의도). A name outside the
-gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역; words that are not
-places (회사, 집, 여기 …) never are.
+gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역, or from the word after
+a city that Kiwi reads as a proper noun or that ends like a landmark ("대구 동성로", "전주
+한옥마을"); words that are not places (회사, 집, 여기, 가족 …) never are.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from importlib.resources import files
 
 from dure.korean.slots.core import Mention, Utterance
 from dure.korean.slots.keywords import VOCABULARY
+from dure.retrieval.tokenize import spans
 
 _NOT_PLACES = frozenset(
     "회사 사무실 여기 거기 저기 이곳 그곳 근처 우리 동네 지하철 버스 식당 맛집 가게 출구 입구 학교 "
@@ -32,6 +34,12 @@ _REGIONS = (
     "경기 강원 충북 충남 전북 전남 경북 경남"
 ).split()
 _REGION_BEFORE = re.compile(rf"(?:{'|'.join(_REGIONS)})(?:시|도)?\s+$")
+#: A city, then the next word ("전주 한옥마을", "대구 동성로", "평택 고덕신도시").
+_REGION_THEN = re.compile(rf"(?<![가-힣A-Za-z0-9])(?:{'|'.join(_REGIONS)})(?:시)?\s+(?=[가-힣])")
+#: What a landmark's last noun may be when Kiwi does not take it for a proper noun ("한옥마을").
+_LANDMARK_ENDS = re.compile(
+    r"(?:마을|길|로|거리|신도시|시장|타운|몰|공원|해변|해수욕장|항|포구|단지|광장|센터|타워|터미널)$"
+)
 _ACRONYM_AFTER = re.compile(r"^\s+[A-Z]{2,5}(?![A-Za-z])")
 _LOOSE = re.compile(rf"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{{2,8}}?){_PARTICLE_AFTER}")
 _STATION = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,6})역(?![가-힣])")
@@ -99,6 +107,26 @@ def _surface(text: str, start: int, end: int) -> tuple[str, int, int]:
     return re.sub(r"\s+", " ", text[start:end]).strip(), start, end
 
 
+def _landmarks(text: str) -> list[tuple[int, int]]:
+    """The word after a city that names a place there: nouns only, a proper noun first or a
+    landmark's last noun ("한옥마을"), not a person or a meal ("부산 가족", "서울 점심")."""
+    found = []
+    regions = list(_REGION_THEN.finditer(text))
+    morphs = spans(text) if regions else []
+    for m in regions:
+        nouns = []
+        for form, tag, start, end in (x for x in morphs if x[2] >= m.end()):
+            if not tag.startswith(("NN", "XSN")) or start != (nouns[-1][3] if nouns else m.end()):
+                break
+            nouns.append((form, tag, start, end))
+        if not nouns:
+            continue
+        name = text[m.end() : nouns[-1][3]]
+        if _is_place(name) and (nouns[0][1] == "NNP" or _LANDMARK_ENDS.search(name)):
+            found.append((m.end(), nouns[-1][3]))
+    return found
+
+
 def _add(u: Utterance, start: int, end: int) -> None:
     value, start, end = _surface(u.text, start, end)
     u.add("place", value, start, end)
@@ -109,6 +137,8 @@ def extract_places(u: Utterance, *, expected: bool = False) -> None:
     for m in _gazetteer_re().finditer(u.text):
         _add(u, m.start(), m.end())
     known = u.of("place")
+    for start, end in _landmarks(u.text):
+        _add(u, start, end)
     for pattern in (_LOOSE, _STATION, _DISTRICT):
         for m in pattern.finditer(u.text):
             if _is_place(m.group("name")) and m.group("name") not in _NOT_DISTRICTS:
