@@ -114,7 +114,7 @@ def _landmarks(text: str) -> list[tuple[int, int]]:
     regions = list(_REGION_THEN.finditer(text))
     morphs = spans(text) if regions else []
     for m in regions:
-        nouns = []
+        nouns: list[tuple[str, str, int, int]] = []
         for form, tag, start, end in (x for x in morphs if x[2] >= m.end()):
             if not tag.startswith(("NN", "XSN")) or start != (nouns[-1][3] if nouns else m.end()):
                 break
