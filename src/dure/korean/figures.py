@@ -3,8 +3,8 @@
 "1천분의 1.5" = "0.15%", "55만 원" = "550,000원", "일억이천만원" = "120,000,000원": each figure
 becomes the set of values it can stand for (a fraction also stands for its numerator and
 denominator, a percentage for its ratio), and a figure is supported by a text when the two
-sets meet. Article labels ("제15조", "제2항", "3호"), list markers ("1.", "①") and the digits
-inside words are not figures.
+sets meet. Article labels ("제15조", "제2항", "3호"), list markers ("1.", "①", also where a
+quote opens: "“3. 잔금") and the digits inside words are not figures.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _FIGURE = re.compile(_AMOUNT)
 _NOT_FIGURES = re.compile(
     rf"제\s*{_NUM}\s*(?:조(?:\s*의\s*\d+)?|항|호|장|절)"
     rf"|{_NUM}\s*(?:조(?:\s*의\s*\d+)?(?!\s*[원억만])|항|호)"
-    r"|^\s*\d+[.)]\s|[①-⑳]|[A-Za-z]+\d+|(?<!\d)\d++[A-Za-z]+",
+    r"|^\s*\d+[.)]\s|(?<=[“\"‘'「])\s*\d+[.)]\s|[①-⑳]|[A-Za-z]+\d+|(?<!\d)\d++[A-Za-z]+",
     re.MULTILINE,
 )
 _BIG_UNITS = {"억": 100_000_000, "만": 10_000}

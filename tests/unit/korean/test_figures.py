@@ -31,7 +31,10 @@ def test_an_invented_figure_is_caught():
 
 @pytest.mark.parametrize(
     "text",
-    ["제15조 제2항에 따라", "7조에 따르면", "5조의2", "1. 선급금", "① 갑은", "천재지변", "A4 용지"],
+    [
+        *("제15조 제2항에 따라", "7조에 따르면", "5조의2", "1. 선급금", "① 갑은", "천재지변"),
+        *("A4 용지", "제5조: “3. 잔금:"),  # a quoted item keeps its marker
+    ],
 )
 def test_labels_markers_and_words_are_not_figures(text):
     assert figures(text) == []
