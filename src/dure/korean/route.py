@@ -107,9 +107,14 @@ _NOT_DOCUMENTS = re.compile(
 
 def asks_documents(question: str) -> bool:
     """Whether a question is plainly about the user's documents or the company's rules
-    ("사내 규정", "내가 올린 파일") and asks for no tool besides."""
+    ("사내 규정", "내가 올린 파일") and asks for no tool besides: for the company's rules no
+    tool word at all; for the user's own papers no plain tool ask (their dates are in them)."""
     text = question.strip()
-    return _names_documents(text) and not (_TOOL_WORDS.search(text) or _ARITHMETIC.search(text))
+    if _ARITHMETIC.search(text):
+        return False
+    if _OWN_DOCS.search(text) or _IN_A_DOCUMENT.search(text):
+        return tool_hint(text) is None  # a date or a time asked of the user's own paper is in it
+    return bool(_STRONG_DOC.search(text)) and not _TOOL_WORDS.search(text)
 
 
 def _names_documents(text: str) -> bool:

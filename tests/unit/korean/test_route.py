@@ -85,6 +85,7 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         "3분기 보고서에 나온 매출 얼마야",
         "공지사항 보면 주차 등록 어떻게 해?",
         "예전에 업로드한 기획서 기준으로 일정 정리해줘",  # the user's own paper
+        "내가 올린 보고서에 마감 날짜 언제로 돼 있어?",  # a date word, asked of the paper
     ):
         decision = rule_route(question, has_collection=False)
         assert decision is not None and decision.route == "rag"
