@@ -15,7 +15,7 @@ plan-then-execute agents with no keys and no network. Per set:
 
 `DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`) one set.
+(or `blind`) one set; the sets not run keep their last numbers in the results file.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import os
 import re
 import statistics
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -209,7 +210,16 @@ def run() -> dict[str, Any]:
         results = asyncio.run(_run(settings, [p.strip() for p in parts]))
     for name, r in results.items():
         print(f"{name:18} {json.dumps(r['summary'], ensure_ascii=False)}")
-    return {"sets": results}
+    return {"sets": {**_earlier_sets(), **results}}
+
+
+def _earlier_sets() -> dict[str, Any]:
+    """The sets of the last results file: a run of one set keeps the others' last numbers."""
+    path = Path(__file__).parent / "results" / "answers.json"
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")).get("sets") or {})
+    except (OSError, ValueError):
+        return {}
 
 
 if __name__ == "__main__":
