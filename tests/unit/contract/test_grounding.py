@@ -43,3 +43,15 @@ def test_an_article_asked_about_in_other_words_gets_its_figures_quoted(make_harn
     answer = h.turn("제5조 기한 넘기면 벌금 내?")[-1].content
     assert "조항 원문 — 제5조: “① 을이 납기를 지키지 못한 경우" in answer
     assert answer.count("제5조: “") <= 2  # at most two sentences, never the whole article
+
+
+def test_an_answer_left_with_no_sentence_gives_the_article_in_its_own_words(make_harness):
+    # Every sentence had a figure the article does not hold: the best-matching article's
+    # figure-bearing sentences, verbatim, instead of an empty answer.
+    h = make_harness({"respond": ["하루에 30%를 내야 합니다."]})
+    events = h.turn("제5조 지체상금은 얼마야?")
+    answer = events[-1].content
+    assert answer.startswith("답변 문장마다 조항에 없는 수치가 있어, 가장 관련 있는 제5조의 원문을")
+    assert "1천분의 1" in answer and "30%" not in answer
+    assert answer == "".join(e.content for e in events if e.type == "token")
+    assert [s.article_no for s in events[-1].sources] == ["제5조"]

@@ -363,6 +363,10 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
         answer = (
             await answer_in_kind(question, model, messages, RESPOND_MAX_TOKENS, gate, _note)
         ).text
+        top = retrieved[0]
+        if not answer.strip() and top.article_no:  # nothing passed: the article's own words
+            answer = prompts.ONLY_THE_ARTICLE.format(article=top.article_no)
+            emit(Token(content=answer))
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
     if gate is not None:
         gate.report()
