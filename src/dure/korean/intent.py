@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
-from dure.korean.route import PLAIN_ASK_CHARS, asks_documents, tool_hint
+from dure.korean.route import asks_documents, tool_hint
 from dure.korean.smalltalk import is_greeting
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
 
@@ -121,8 +121,7 @@ async def decide_intent(
         elif history and _CLARIFY.search(message):
             intent = "clarification"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
-        if _plainly_needs_tool(message):
-            intent, needs_tool = ("new_question" if intent == "chitchat" else intent), True
+        intent, needs_tool = _with_plain_tool(message, intent, needs_tool)
         if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
             # "그럼 부산은?" after a weather question: more of the same needs the same tools.
             earlier_vote = await TOOL_TIER2.adecide(models.settings, earlier)
@@ -142,18 +141,16 @@ async def decide_intent(
     d = await agenerate_structured(
         models("fast"), messages, IntentDecision, max_tokens=prompts.INTENT_MAX_TOKENS
     )
-    if _plainly_needs_tool(message):
-        intent = "new_question" if d.intent == "chitchat" else d.intent
-        return IntentResult(intent, True, d.rewritten_query, "llm")
-    return IntentResult(d.intent, d.needs_tool, d.rewritten_query, "llm")
+    intent, needs_tool = _with_plain_tool(message, d.intent, d.needs_tool)
+    return IntentResult(intent, needs_tool, d.rewritten_query, "llm")
 
 
-def _plainly_needs_tool(message: str) -> bool:
-    """A tool plainly asked for (sum, clock, weather, web, Wikipedia), or the user's documents:
-    whatever a classifier says, answering from memory would be a guess."""
-    if len(message.strip()) > PLAIN_ASK_CHARS:
-        return False  # a pasted text to work on
-    return tool_hint(message) is not None or asks_documents(message)
+def _with_plain_tool(message: str, intent: Intent, needs_tool: bool) -> tuple[Intent, bool]:
+    """A tool plainly asked for (sum, clock, weather, web, Wikipedia), or the user's documents,
+    needs a tool whatever a classifier said: answering from memory would be a guess."""
+    if tool_hint(message) is None and not asks_documents(message):
+        return intent, needs_tool
+    return ("new_question" if intent == "chitchat" else intent), True
 
 
 def _last_user(history: Sequence[Mapping[str, object]]) -> str:

@@ -63,6 +63,11 @@ class RouteResult:
 ROUTER_HISTORY = 4
 
 
+#: Longer than this, a message is a pasted text to work on, whatever words it holds (an article
+#: on 미세먼지 is not a weather question).
+PLAIN_ASK_CHARS = 200
+
+
 # Words that point at the stored documents. Strong ones decide `rag` alone; weak ones only
 # stop the tool rules (a question about 회사 might still be about its documents).
 _STRONG_DOC = re.compile(
@@ -86,7 +91,7 @@ _WEAK_DOC = re.compile(r"회사|문서|휴가|연차|병가|근무|업무|절차
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d|제곱|루트|곱하기|나누기|더하기|빼기")
 _TOOL_WORDS = re.compile(
     r"계산|날씨|기온|미세먼지|몇\s*시|시각|날짜|요일|오늘이|파이썬|python|코드|프로그램|"
-    r"위키|검색해|찾아봐|뉴스|환율|wikipedia|weather|search|news",
+    r"위키|검색해|찾아봐|뉴스|환율|(?<![a-z])(?:wikipedia|weather|search|news)(?![a-z])",
     re.IGNORECASE,
 )
 #: Tool asks strict enough to decide `agent` when no document word is there. Loose tool words
@@ -108,18 +113,24 @@ _NOT_DOCUMENTS = re.compile(
 def asks_documents(question: str) -> bool:
     """Whether a question is plainly about the user's documents or the company's rules
     ("사내 규정", "내가 올린 파일") and asks for no tool besides: for the company's rules no
-    tool word at all; for the user's own papers no plain tool ask (their dates are in them)."""
+    tool word at all; for the user's own papers no plain tool ask (their dates are in them). A
+    pasted text over `PLAIN_ASK_CHARS` is never such a question."""
     text = question.strip()
-    if _ARITHMETIC.search(text):
+    if len(text) > PLAIN_ASK_CHARS or _ARITHMETIC.search(text):
         return False
-    if _OWN_DOCS.search(text) or _IN_A_DOCUMENT.search(text):
+    if _own_papers(text):
         return tool_hint(text) is None  # a date or a time asked of the user's own paper is in it
     return bool(_STRONG_DOC.search(text)) and not _TOOL_WORDS.search(text)
 
 
+def _own_papers(text: str) -> bool:
+    """The user's own files, or what a named paper says."""
+    return bool(_OWN_DOCS.search(text) or _IN_A_DOCUMENT.search(text))
+
+
 def _names_documents(text: str) -> bool:
-    """A strong document word, the user's own files, or what a named document says."""
-    return bool(_STRONG_DOC.search(text) or _OWN_DOCS.search(text) or _IN_A_DOCUMENT.search(text))
+    """A strong document word, the user's own files, or what a named paper says."""
+    return bool(_STRONG_DOC.search(text)) or _own_papers(text)
 
 
 def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
@@ -178,11 +189,6 @@ _SEARCH = re.compile(
     r"google\s+(?:it|for))(?![a-z])",
     re.IGNORECASE,
 )
-
-
-#: Longer than this, a message is a pasted text to work on, whatever words it holds (an article
-#: on 미세먼지 is not a weather question).
-PLAIN_ASK_CHARS = 200
 
 
 def tool_hint(question: str) -> str | None:

@@ -145,3 +145,13 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
 )
 def test_tool_hints_only_when_plain(question: str, tool: str | None) -> None:
     assert tool_hint(question) == tool
+
+
+def test_a_pasted_text_or_a_word_inside_a_word_is_no_plain_ask() -> None:
+    from dure.korean.route import asks_documents
+
+    assert asks_documents("사내 보안 규정 요약해줘")
+    assert not asks_documents(
+        "다음 사내 보안 규정을 요약해줘: " + "외부 메일은 승인 후 발송한다. " * 12
+    )
+    assert asks_documents("research budget policy for our team?")  # not a web search

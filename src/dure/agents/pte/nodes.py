@@ -120,9 +120,10 @@ async def planner(state: PTEState, *, deps: Deps) -> PTEState:
         )
     except FailClosed as e:
         return e.update()
-    step = _asked_step(state)
-    if step and not any(s["tool"] in LOOKUPS for s in plan):  # a plain search ask, unsearched
-        plan = [*plan, {**step, "step_id": max((s["step_id"] for s in plan), default=0) + 1}]
+    if not any(s["tool"] in LOOKUPS for s in plan):  # looks nothing up: a plain ask's step
+        step_id = max((s["step_id"] for s in plan), default=0) + 1
+        if step := _asked_step(state, step_id):
+            plan = [*plan, step]
     emit(ToolSelected(content=f"{len(plan)}단계 계획", tools=_tools_of(plan)))
     return {"plan": plan}
 
@@ -131,10 +132,10 @@ async def planner(state: PTEState, *, deps: Deps) -> PTEState:
 LOOKUPS = ("web_search", "search_wikipedia", "search_documents")
 
 
-def _asked_step(state: PTEState) -> dict[str, Any] | None:
+def _asked_step(state: PTEState, step_id: int) -> dict[str, Any] | None:
     """The step a request plainly asks for — a search of the user's documents, the web or
-    Wikipedia, the request itself as the query — added when the plan looks nothing up, so that the answer
-    never comes from the model's memory as if it had searched."""
+    Wikipedia, the request itself as the query — added when the plan looks nothing up, so that
+    the answer never comes from the model's memory as if it had searched."""
     query = state.get("rewritten_query") or state["input"]
     asked = (state["input"], query)
     tool = (
@@ -144,7 +145,7 @@ def _asked_step(state: PTEState) -> dict[str, Any] | None:
     )
     if tool not in LOOKUPS or tool not in (state.get("available_tools") or []):
         return None
-    return {"step_id": 1, "tool": tool, "input": query[:INPUT_CHARS]}
+    return {"step_id": step_id, "tool": tool, "input": query[:INPUT_CHARS]}
 
 
 async def executor(state: PTEState, *, deps: Deps) -> PTEState:

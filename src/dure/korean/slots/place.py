@@ -33,9 +33,10 @@ _REGIONS = (
     "의정부 파주 김포 하남 광명 시흥 화성 남양주 일산 동탄 송도 "
     "경기 강원 충북 충남 전북 전남 경북 경남"
 ).split()
-_REGION_BEFORE = re.compile(rf"(?:{'|'.join(_REGIONS)})(?:시|도)?\s+$")
+_REGION = f"(?:{'|'.join(_REGIONS)})"
+_REGION_BEFORE = re.compile(rf"{_REGION}(?:시|도)?\s+$")
 #: A city, then the next word ("전주 한옥마을", "대구 동성로", "평택 고덕신도시").
-_REGION_THEN = re.compile(rf"(?<![가-힣A-Za-z0-9])(?:{'|'.join(_REGIONS)})(?:시)?\s+(?=[가-힣])")
+_REGION_THEN = re.compile(rf"(?<![가-힣A-Za-z0-9]){_REGION}(?:시)?\s+(?=[가-힣])")
 #: What a landmark's last noun may be when Kiwi does not take it for a proper noun ("한옥마을").
 _LANDMARK_ENDS = re.compile(
     r"(?:마을|길|로|거리|신도시|시장|타운|몰|공원|해변|해수욕장|항|포구|단지|광장|센터|타워|터미널)$"
