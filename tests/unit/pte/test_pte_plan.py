@@ -80,9 +80,10 @@ def test_tool_off_the_allow_list_is_its_own_row() -> None:
             {"step_id": 2, "tool": "web_search", "input": "a"},
         ],
         [{"step_id": 1, "tool": "summarize", "input_from": "step_1"}],  # itself
-        [
+        [  # a duplicate id that a reference makes ambiguous
             {"step_id": 1, "tool": "web_search", "input": "a"},
             {"step_id": 1, "tool": "web_search", "input": "b"},
+            {"step_id": 2, "tool": "summarize", "input_from": "step_1"},
         ],
     ],
 )
@@ -95,9 +96,33 @@ def test_bad_references_and_duplicate_ids_fail_as_schema(steps: list[dict]) -> N
 def test_replan_may_use_done_outputs_but_not_their_ids() -> None:
     ok = parse([{"step_id": 3, "tool": "summarize", "input_from": "step_1"}])
     assert check_plan(ok, ALLOWED, done=[1])
-    reused = parse([{"step_id": 1, "tool": "summarize", "input": "x"}])
+    reused = parse(
+        [
+            {"step_id": 1, "tool": "web_search", "input": "x"},
+            {"step_id": 2, "tool": "summarize", "input_from": "step_1"},
+        ]
+    )
     with pytest.raises(FailClosed, match="중복"):
         check_plan(reused, ALLOWED, done=[1])
+
+
+def test_ids_that_nothing_refers_to_are_numbered_again() -> None:
+    """A 1.5B model's [1, 2, 2] with no references means one thing: three steps in order."""
+    steps = [
+        {"step_id": i, "tool": "get_weather", "input": c}
+        for i, c in [(1, "서울"), (2, "부산"), (2, "대구")]
+    ]
+    assert [s["step_id"] for s in check_plan(parse(steps), ALLOWED)] == [1, 2, 3]
+    again = check_plan(parse(steps[:1]), ALLOWED, done=[1, 2])  # a re-plan reusing a done id
+    assert again == [{"step_id": 3, "tool": "get_weather", "input": "서울"}]
+
+
+def test_json_schema_has_one_shape_per_kind_of_input() -> None:
+    """Constrained decoding can write a literal input or earlier outputs, never both or neither."""
+    defs = plan_schema(ALLOWED).model_json_schema()["$defs"]
+    required = sorted(tuple(d["required"]) for d in defs.values())
+    assert required == [("step_id", "tool", "input"), ("step_id", "tool", "input_from")]
+    assert all(d["additionalProperties"] is False for d in defs.values())
 
 
 def test_json_schema_constrains_tool_names() -> None:

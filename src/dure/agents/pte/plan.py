@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from dure.agents.pte.state import PTEState
 from dure.errors import ErrorCode
@@ -79,27 +79,32 @@ def step_dependencies(step: dict[str, Any]) -> list[int]:
     return [int(m.group(1)) for r in refs if (m := _REF.match(r))]
 
 
-class PlanStep(BaseModel):
-    """One step: a tool and either a literal input or earlier steps' outputs."""
-
+class _Step(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     step_id: int = Field(ge=1, description="단계 번호 (1부터, 계획 안에서 유일)")
     tool: str = Field(max_length=40, description="사용할 도구 이름")
-    input: Annotated[str, Field(max_length=INPUT_CHARS)] | ToolArgs | None = Field(
-        None, description="도구 입력: 문자열, 또는 인자 이름→값 객체"
-    )
-    input_from: StepRef | Annotated[list[StepRef], Field(max_length=MAX_STEPS)] | None = Field(
-        None, description='앞 단계의 출력을 입력으로 쓸 때: "step_1" (여러 개면 목록)'
+
+
+class InputStep(_Step):
+    """A step whose input is written in the plan: a string or an object of named arguments."""
+
+    input: Annotated[str, Field(max_length=INPUT_CHARS)] | ToolArgs = Field(
+        description="도구 입력: 문자열, 또는 인자 이름→값 객체"
     )
 
-    @model_validator(mode="after")
-    def _one_input(self) -> PlanStep:
-        if (self.input is None) == (self.input_from is None):
-            raise ValueError("input과 input_from 중 정확히 하나가 필요합니다")
-        if self.input_from == []:
-            raise ValueError("input_from 목록이 비었습니다")
-        return self
+
+class ChainedStep(_Step):
+    """A step that takes earlier steps' outputs."""
+
+    input_from: StepRef | Annotated[list[StepRef], Field(min_length=1, max_length=MAX_STEPS)] = (
+        Field(description='앞 단계의 출력을 입력으로 쓸 때: "step_1" (여러 개면 목록)')
+    )
+
+
+#: One step: a tool and either a literal input or earlier steps' outputs — two shapes in the
+#: JSON schema (`anyOf`, no extra keys), so constrained decoding cannot write both or neither.
+PlanStep = InputStep | ChainedStep
 
 
 class Plan(BaseModel):
@@ -115,18 +120,13 @@ def plan_schema(allowed: tuple[str, ...]) -> type[Plan]:
     """`Plan` whose JSON schema lists `allowed` as the only tool names (for constrained decoding)."""
     if not allowed:  # an empty enum is not a valid schema; the allow-list check still refuses
         return Plan
-    step = create_model(
-        "PlanStep",
-        __base__=PlanStep,
-        tool=(
-            str,
-            Field(description="사용할 도구 이름", json_schema_extra={"enum": list(allowed)}),
-        ),
-    )
+    tool = (str, Field(description="사용할 도구 이름", json_schema_extra={"enum": list(allowed)}))
+    given = create_model("InputStep", __base__=InputStep, tool=tool)
+    chained = create_model("ChainedStep", __base__=ChainedStep, tool=tool)
     return create_model(
         "Plan",
         __base__=Plan,
-        plan=(list[step], Field(max_length=MAX_STEPS, description="실행할 단계 목록")),
+        plan=(list[given | chained], Field(max_length=MAX_STEPS, description="실행할 단계 목록")),
     )
 
 
@@ -137,7 +137,8 @@ def check_plan(
 
     `done` holds ids of steps that already succeeded (a re-plan may take their outputs but not
     reuse their ids). A reference must point to an earlier step or a done one, which also
-    makes every plan acyclic and its list order a valid execution order.
+    makes every plan acyclic and its list order a valid execution order. A plan in which no
+    step refers to another has ids only as labels: duplicates are numbered again, in order.
     """
     done = set(done)
     for step in plan.plan:
@@ -148,6 +149,12 @@ def check_plan(
             )
     seen: set[int] = set()
     steps = [s.model_dump(exclude_none=True) for s in plan.plan]
+    ids = [s["step_id"] for s in steps]
+    if not any(map(step_dependencies, steps)) and (len(set(ids)) < len(ids) or done & set(ids)):
+        # Nothing refers to an id, so the ids only label the steps: number them in order
+        # instead of failing a plan whose meaning is not in doubt.
+        first = max(done, default=0) + 1
+        steps = [{**s, "step_id": first + i} for i, s in enumerate(steps)]
     for dumped in steps:
         sid = dumped["step_id"]
         if sid in seen or sid in done:
