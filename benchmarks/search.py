@@ -6,8 +6,10 @@ Sets (`SETS`): the dev sets — the dev questions over the sample contracts
 questions we wrote, searched across the whole excerpt) — and the blind sets in
 `benchmarks/data/blind/` written by a writer who never saw the code: contracts, long documents
 chunked by heading (gold = heading path or text span) and statutes (searched across every
-statute at once); and `benchmarks/data/blind2/`, a second contract set (colloquial) written
-later by another such writer. Contract and document questions are searched within their document.
+statute at once); `benchmarks/data/blind2/`, a second contract set (colloquial) written
+later by another such writer, and `benchmarks/data/blind3/`, a third (three new contracts;
+colloquial, by title, by number in every form, multi-article), frozen before the search work
+that followed it. Contract and document questions are searched within their document.
 
 For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
 legal-term thesaurus (never applied to statutes: `dure.retrieval.statutes`), plain RRF
@@ -40,6 +42,7 @@ from dure.settings import Settings, get_settings
 ROOT = Path(__file__).resolve().parents[1]
 BLIND = ROOT / "benchmarks" / "data" / "blind"
 BLIND2 = ROOT / "benchmarks" / "data" / "blind2"  # a second contract set, written later
+BLIND3 = ROOT / "benchmarks" / "data" / "blind3"  # a third, with every by-number form
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
 STATUTE_DEV = ROOT / "benchmarks" / "data" / "statute_dev"  # 형법 excerpt, our own questions
@@ -78,6 +81,9 @@ SETS: dict[str, QuestionSet] = {
     "blind_contracts": _laid_out(BLIND, "contract", "contract"),
     "blind_documents": _laid_out(BLIND, "document", "document"),
     "blind2_contracts": _laid_out(BLIND2, "contract", "contract"),
+    "blind3_contracts": QuestionSet(
+        BLIND3 / "questions.jsonl", _files(BLIND3 / "contracts", "contract")
+    ),
     "blind_statutes": _laid_out(BLIND, "statute", "contract", within_document=False),
 }
 BLIND_SETS = [name for name in SETS if name.startswith("blind")]

@@ -9,8 +9,9 @@ models (the default local model where the LLM tier is reached).
     DURE_BENCH_NO_LLM=1 python -m benchmarks understanding   # LLM-tier cases count as abstained
                                                              # (a follow-up keeps its wording)
 
-Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README), dev sets in
-`tests/data/understanding/` when present.
+Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README),
+`benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later, no slots) and
+dev sets in `tests/data/understanding/` when present.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dure.testing import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
 BLIND = ROOT / "benchmarks" / "data" / "understanding"
+BLIND2 = ROOT / "benchmarks" / "data" / "understanding2"
 DEV = ROOT / "tests" / "data" / "understanding"
 
 
@@ -99,14 +101,14 @@ def run() -> dict[str, Any]:
     for name, (file, decide) in DECISIONS.items():
         if chosen and name not in chosen:
             continue
-        for label, folder in (("dev", DEV), ("blind", BLIND)):
+        for label, folder in (("dev", DEV), ("blind", BLIND), ("blind2", BLIND2)):
             cases = _load(folder / file)
             if not cases:
                 continue
             row = asyncio.run(_measure(name, cases, decide, models, llm))
             rows.append({"set": label, **row})
             print(
-                f"{name:9} {label:5} n={row['cases']:3}  acc={row['accuracy']}  "
+                f"{name:9} {label:6} n={row['cases']:3}  acc={row['accuracy']}  "
                 + (f"micro-F1={row['micro_f1']}  " if row["micro_f1"] is not None else "")
                 + "".join(f"{k}={v}  " for k, v in row["parts"].items())
                 + f"by={row['decided_by']}  p50={row['p50_ms']} ms  p95={row['p95_ms']} ms",
