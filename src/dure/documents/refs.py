@@ -28,10 +28,19 @@ _BARE = re.compile(
 _ORDINAL = re.compile(r"(\d{1,4})\s*번(?:째)?\s*조(?:항)?|조항\s*(\d{1,4})\s*번")
 
 #: What may follow "조" so that "제일 조건" (the best terms) is not read as 제1조.
-_AFTER_JO = r"(?=$|[^\w]|[은는이가을를에와과도만항부까로의])"
+_AFTER_JO = r"(?=$|[^\w]|[은는이가을를에와과도만항부까로의랑])"
 #: Sino-Korean numerals: 제십오조, 제 이십일 조, 제백삼조의이.
 _SINO_FORMAL = re.compile(
     rf"제\s*({SINO_NUMERAL})\s*조(?:\s*의\s*(\d{{1,2}}|[{''.join(SINO_DIGITS)}]))?{_AFTER_JO}"
+)
+#: A bare Sino-Korean number of two syllables or more with a 십 or 백 in it: 십사조, 이십일조,
+#: 백삼조. One syllable is a word too often ("구조", "사조", "백조", "일조"), and "십오조 원" is
+#: money.
+_DIGITS = "".join(SINO_DIGITS)
+_SINO_BARE = re.compile(
+    rf"(?<![가-힣\d])((?=[{_DIGITS}백십]*[백십])(?=[{_DIGITS}백십]{{2}})[{_DIGITS}]?(?:백[{_DIGITS}]?)?(?:[{_DIGITS}]?십)?"
+    rf"[{_DIGITS}]?)\s*조(?:\s*의\s*(\d{{1,2}}|[{_DIGITS}]))?{_AFTER_JO}"
+    r"(?!\s*(?:원|달러|억|만|개|규모|어치))"
 )
 #: Native ordinals: 열다섯 번째 조항, 스물한 번째 조, 첫째 조항.
 _NATIVE_ORDINAL = re.compile(rf"({alternation(NATIVE_ORDINALS)})\s*(?:번\s*째|째)\s*조(?:항)?")
@@ -63,7 +72,7 @@ def format_article_no(number: int, sub: int | None = None) -> str:
 def find_article_numbers(text: str) -> list[ArticleNumber]:
     """Every article number a user or a contract mentions, in order of appearance, unique.
 
-    Reads the formal form (제5조, 제 5 조, 제5조의2), Sino-Korean numerals (제십오조), the bare
+    Reads the formal form (제5조, 제 5 조, 제5조의2), Sino-Korean numerals (제십오조, 십사조), the bare
     form (5조, 5조의2, but not "5조 원"), and ordinals (5번째 조항, 5번 조항, 열다섯 번째 조항).
     """
     found: list[tuple[int, ArticleNumber]] = []
@@ -80,6 +89,11 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
     for m in _ORDINAL.finditer(text):
         add(m, int(m.group(1) or m.group(2)), None)
     for m in _SINO_FORMAL.finditer(text):
+        number = sino_korean_number(m.group(1))
+        sub = m.group(2)
+        if number is not None:
+            add(m, number, int(sub) if sub and sub.isdigit() else sino_korean_number(sub or ""))
+    for m in _SINO_BARE.finditer(text):
         number = sino_korean_number(m.group(1))
         sub = m.group(2)
         if number is not None:
