@@ -20,10 +20,11 @@ DEPTH = 50
 
 @dataclass(frozen=True)
 class Lists:
-    """One question's keyword and dense lists, (record id, score) best first."""
+    """One question's keyword, dense and paragraph lists, (record id, score) best first."""
 
     keyword: list[tuple[str, float]]
     dense: list[tuple[str, float]]
+    paragraph: list[tuple[str, float]]
 
     @property
     def keyword_ids(self) -> list[str]:
@@ -43,11 +44,15 @@ class Candidate:
     dense_weight: float
     rrf_k: int
     thesaurus: bool
+    #: The paragraph list's weight (0: the two article lists only).
+    paragraph_weight: float = 0.0
 
     @property
     def name(self) -> str:
         k = f"_k{self.rrf_k}" if self.fusion == "rrf" else ""
         weights = f"{self.keyword_weight:g}:{self.dense_weight:g}"
+        if self.paragraph_weight:
+            weights += f":p{self.paragraph_weight:g}"
         return f"{self.fusion}_{weights}{k}" + ("+thesaurus" if self.thesaurus else "")
 
     def settings(self) -> SearchSettings:
@@ -57,12 +62,14 @@ class Candidate:
             dense_weight=self.dense_weight,
             rrf_k=self.rrf_k,
             thesaurus=self.thesaurus,
+            paragraph_weight=self.paragraph_weight,
         )
 
 
 def grid() -> list[Candidate]:
     """Rank fusion over weights and k; score fusions over weights; each with and without the
-    thesaurus. `rrf_1:1_k60` (plain RRF) is among them."""
+    thesaurus; and score fusions with the paragraph list. `rrf_1:1_k60` (plain RRF) is among
+    them."""
     weights = [(1, 1), (2, 1), (1, 2), (3, 2), (2, 3), (3, 1), (1, 3)]
     out = [
         Candidate("rrf", wk, wd, k, thes)
@@ -76,22 +83,31 @@ def grid() -> list[Candidate]:
         for how in ("minmax", "zscore")
         for wk, wd in weights
     ]
+    out += [  # with the paragraph list, around the best two-list score fusions
+        Candidate(how, wk, wd, 60, True, wp)
+        for how in ("minmax", "zscore")
+        for wk, wd in [(1, 3), (2, 3)]
+        for wp in (1, 2, 3)
+    ]
     return out
 
 
 def lists_for(col: Collection, query: str, doc_id: str | None, thesaurus: bool) -> Lists:
     found = col.ranked_lists(query, DEPTH, doc_id=doc_id, thesaurus=thesaurus)
-    return Lists(found["keyword"], found["dense"])
+    return Lists(found["keyword"], found["dense"], found.get("paragraph", []))
 
 
 def fuse(c: Candidate, lists: Lists) -> list[str]:
     """Record ids, best first, as candidate `c` ranks them."""
-    fused = fuse_lists({"keyword": lists.keyword, "dense": lists.dense}, c.settings())
+    named = {"keyword": lists.keyword, "dense": lists.dense, "paragraph": lists.paragraph}
+    fused = fuse_lists(named, c.settings())
     return [rid for rid, _ in fused]
 
 
 def shipped_name(s: SearchSettings) -> str:
-    return Candidate(s.fusion, s.keyword_weight, s.dense_weight, s.rrf_k, s.thesaurus).name
+    return Candidate(
+        s.fusion, s.keyword_weight, s.dense_weight, s.rrf_k, s.thesaurus, s.paragraph_weight
+    ).name
 
 
 def choose(

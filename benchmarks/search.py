@@ -293,7 +293,9 @@ def _print(r: dict[str, Any]) -> None:
             )
         )
     print("\nfusion choice on the pooled dev sets (dev hit@1 / MRR; then blind hit@1 / hit@3):")
-    for row in choice["table"][:8]:
+    rows = choice["table"]
+    top = rows[:8] + [row for row in rows[8:] if row["name"] == choice["shipped"]]
+    for row in top:
         print(
             f"  {row['name']:34s} {row['dev_hit@1']:.3f}  {row['dev_mrr']:.3f}  "
             f"{row['blind_hit@1']:.3f}  {row['blind_hit@3']:.3f}  rule={row['blind_rule']}"

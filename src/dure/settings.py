@@ -81,6 +81,9 @@ class SearchSettings(BaseModel):
     )
     keyword_weight: float = Field(2.0, description="fusion weight of the Kiwi BM25 list")
     dense_weight: float = Field(3.0, description="fusion weight of the dense list")
+    paragraph_weight: float = Field(
+        3.0, description="fusion weight of an article's best paragraph (0: articles only)"
+    )
     rrf_k: int = Field(60, description="rrf: the rank offset k")
     thesaurus: bool = Field(
         True, description="expand everyday words to contract terms (never over statutes only)"

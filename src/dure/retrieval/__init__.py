@@ -24,15 +24,9 @@ from typing import Literal
 
 from dure.embeddings import Embedder, EmbeddingError, get_embedder
 from dure.errors import DureError
-from dure.retrieval.collection import (
-    MAX_QUERY_CHARS,
-    Collection,
-    IndexResult,
-    SearchMode,
-    check_name,
-)
+from dure.retrieval.collection import MAX_QUERY_CHARS, Collection, SearchMode
 from dure.retrieval.stores.base import Store
-from dure.retrieval.types import KINDS, Hit, Kind, Record, StoredDoc
+from dure.retrieval.types import KINDS, Hit, IndexResult, Kind, Record, StoredDoc, check_name
 from dure.settings import Settings, get_settings
 
 __all__ = [

@@ -2,13 +2,13 @@
 
 Contracts and standard contracts are indexed by article (one record per 조, plus preamble,
 부칙 and appendices); other documents by heading-aware chunks. Search fuses a Kiwi-morpheme
-BM25 list and a dense list by weighted reciprocal-rank fusion; an article the question names
-by number ("제5조") comes from the parser, first, and is never left to search.
+BM25 list, a dense list and the dense list's articles by their best paragraph
+(`dure.retrieval.fusion`, `dure.retrieval.paragraphs`); an article the question names by
+number ("제5조") comes from the parser, first, and is never left to search.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,46 +25,28 @@ from dure.documents import (
     load_document,
     parse_contract,
 )
-from dure.embeddings import Embedder, embed_passages
+from dure.embeddings import Embedder
 from dure.errors import DureError
 from dure.retrieval.fusion import fuse
+from dure.retrieval.paragraphs import embed_records, paragraph_list
 from dure.retrieval.records import build_records
 from dure.retrieval.references import numbered_records
 from dure.retrieval.statutes import only_statutes
 from dure.retrieval.stores.base import Store
 from dure.retrieval.thesaurus import expand_query
 from dure.retrieval.tokenize import analyse
-from dure.retrieval.types import KINDS, Hit, Kind, Record, StoredDoc
+from dure.retrieval.types import KINDS, Hit, IndexResult, Kind, Record, StoredDoc, check_name
 from dure.settings import Settings
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
 
-__all__ = ["MAX_QUERY_CHARS", "SEARCH_MODES", "Collection", "IndexResult", "SearchMode"]
+__all__ = ["MAX_QUERY_CHARS", "SEARCH_MODES", "Collection", "SearchMode"]
 
 SearchMode = Literal["hybrid", "keyword", "dense"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "keyword", "dense")
 #: Longer queries are refused: no question is this long, and embedding one costs seconds.
 MAX_QUERY_CHARS = 2000
-_NAME = re.compile(r"^[\w가-힣][\w가-힣.\-]{0,63}$")
-
-
-def check_name(name: str) -> str:
-    """A collection name: letters (Hangul too), digits, `_`, `-`, `.`; at most 64 characters."""
-    if not _NAME.match(name or ""):
-        raise DureError(f"컬렉션 이름이 올바르지 않습니다: {name!r} (글자·숫자·_·-·. 로 64자 이내)")
-    return name
-
-
-@dataclass
-class IndexResult:
-    """What happened to one file in `Collection.add_documents`."""
-
-    source: str
-    status: Literal["added", "unchanged", "replaced", "failed"]
-    doc_id: str | None = None
-    records: int = 0
-    error: str | None = None
 
 
 def _is_embedder(embedder: Embedder | Callable[[], Embedder]) -> TypeIs[Embedder]:
@@ -154,7 +136,7 @@ class Collection:
         label = f"'{self.name}' 다시 임베딩 ({meta['embedder']} → {emb.name})"
         progress = self.progress
         report = (lambda done, total: progress(label, done, total)) if progress else None
-        vectors = embed_passages(emb, [r.text for r in records], report)
+        vectors = embed_records(emb, records, report)
         new_meta = {
             **meta,
             "embedder": emb.name,
@@ -289,7 +271,7 @@ class Collection:
             if self.progress is not None:
                 progress, label = self.progress, name
                 report = lambda done, total: progress(label, done, total)  # noqa: E731
-            vectors = embed_passages(self.embedder, [r.text for r in records], report)
+            vectors = embed_records(self.embedder, records, report)
         else:
             vectors = None
         meta["embed_seconds"] = round(time.perf_counter() - started, 3)
@@ -365,7 +347,8 @@ class Collection:
         thesaurus: bool | None = None,
     ) -> dict[str, list[tuple[str, float]]]:
         """The lists fusion starts from: `keyword` (Kiwi BM25) and/or `dense` (cosine), each
-        (record id, score) best first, `depth` long. `thesaurus` defaults to the setting; it
+        (record id, score) best first, `depth` long, and in hybrid mode `paragraph` (the dense
+        list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus` defaults to the setting; it
         never applies when every document searched is a statute (`dure.retrieval.statutes`)."""
         use_thesaurus = (
             self.settings.search.thesaurus if thesaurus is None else thesaurus
@@ -380,6 +363,9 @@ class Collection:
             assert self.embedder is not None
             vector = self.embedder.embed_query(" ".join([query, *extra]))
             lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)
+            if mode == "hybrid" and self.settings.search.paragraph_weight > 0:
+                found = self.store.records([rid for rid, _ in lists["dense"]])
+                lists["paragraph"] = paragraph_list(self.embedder, found, vector)
         return lists
 
     def _ranked(

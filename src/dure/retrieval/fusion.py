@@ -66,10 +66,11 @@ def score_fusion(lists: Sequence[tuple[Scored, float]], how: str) -> list[tuple[
 
 
 def fuse(lists: dict[str, list[tuple[str, float]]], s: SearchSettings) -> list[tuple[str, float]]:
-    """The `keyword` and `dense` lists fused as the settings say."""
+    """The `keyword`, `dense` and `paragraph` lists fused as the settings say."""
     weighted = [
         (lists.get("keyword", []), s.keyword_weight),
         (lists.get("dense", []), s.dense_weight),
+        (lists.get("paragraph", []), s.paragraph_weight),
     ]
     if s.fusion == "rrf":
         return weighted_rrf([([rid for rid, _ in found], w) for found, w in weighted], k=s.rrf_k)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from dure.errors import DureError
 from dure.sources import Source
 
 Kind = Literal["contract", "standard", "document"]
@@ -18,6 +20,27 @@ DOCUMENTS_COLLECTION = "documents"
 def default_collection(kind: str) -> str:
     """The collection a document of `kind` is indexed into when none is named."""
     return DOCUMENTS_COLLECTION if kind == "document" else CONTRACTS_COLLECTION
+
+
+_NAME = re.compile(r"^[\w가-힣][\w가-힣.\-]{0,63}$")
+
+
+def check_name(name: str) -> str:
+    """A collection name: letters (Hangul too), digits, `_`, `-`, `.`; at most 64 characters."""
+    if not _NAME.match(name or ""):
+        raise DureError(f"컬렉션 이름이 올바르지 않습니다: {name!r} (글자·숫자·_·-·. 로 64자 이내)")
+    return name
+
+
+@dataclass
+class IndexResult:
+    """What happened to one file in `Collection.add_documents`."""
+
+    source: str
+    status: Literal["added", "unchanged", "replaced", "failed"]
+    doc_id: str | None = None
+    records: int = 0
+    error: str | None = None
 
 
 #: How a hit was found: an explicit article number, or a search list.
