@@ -348,8 +348,9 @@ class Collection:
     ) -> dict[str, list[tuple[str, float]]]:
         """The lists fusion starts from: `keyword` (Kiwi BM25) and/or `dense` (cosine), each
         (record id, score) best first, `depth` long, and in hybrid mode `paragraph` (the dense
-        list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus` defaults to the setting; it
-        never applies when every document searched is a statute (`dure.retrieval.statutes`)."""
+        list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus`
+        defaults to the setting; it never applies when every document searched is a statute
+        (`dure.retrieval.statutes`)."""
         use_thesaurus = (
             self.settings.search.thesaurus if thesaurus is None else thesaurus
         ) and not only_statutes(self.store, kind, doc_id, self._statutes)
