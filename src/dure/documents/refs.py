@@ -88,12 +88,7 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
         add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
     for m in _ORDINAL.finditer(text):
         add(m, int(m.group(1) or m.group(2)), None)
-    for m in _SINO_FORMAL.finditer(text):
-        number = sino_korean_number(m.group(1))
-        sub = m.group(2)
-        if number is not None:
-            add(m, number, int(sub) if sub and sub.isdigit() else sino_korean_number(sub or ""))
-    for m in _SINO_BARE.finditer(text):
+    for m in [*_SINO_FORMAL.finditer(text), *_SINO_BARE.finditer(text)]:
         number = sino_korean_number(m.group(1))
         sub = m.group(2)
         if number is not None:
