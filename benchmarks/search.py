@@ -9,7 +9,8 @@ chunked by heading (gold = heading path or text span) and statutes (searched acr
 statute at once); `benchmarks/data/blind2/`, a second contract set (colloquial) written
 later by another such writer, and `benchmarks/data/blind3/`, a third (three new contracts;
 colloquial, by title, by number in every form, multi-article), frozen before the search work
-that followed it. Contract and document questions are searched within their document.
+that followed it, and `benchmarks/data/blind4/`, a fourth (three more contracts, 100 of its 150
+questions colloquial), frozen after that work. Contract and document questions are searched within their document.
 
 For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
 legal-term thesaurus (never applied to statutes: `dure.retrieval.statutes`), plain RRF
@@ -43,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BLIND = ROOT / "benchmarks" / "data" / "blind"
 BLIND2 = ROOT / "benchmarks" / "data" / "blind2"  # a second contract set, written later
 BLIND3 = ROOT / "benchmarks" / "data" / "blind3"  # a third, with every by-number form
+BLIND4 = ROOT / "benchmarks" / "data" / "blind4"  # a fourth, two thirds colloquial
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
 STATUTE_DEV = ROOT / "benchmarks" / "data" / "statute_dev"  # 형법 excerpt, our own questions
@@ -83,6 +85,9 @@ SETS: dict[str, QuestionSet] = {
     "blind2_contracts": _laid_out(BLIND2, "contract", "contract"),
     "blind3_contracts": QuestionSet(
         BLIND3 / "questions.jsonl", _files(BLIND3 / "contracts", "contract")
+    ),
+    "blind4_contracts": QuestionSet(
+        BLIND4 / "questions.jsonl", _files(BLIND4 / "contracts", "contract")
     ),
     "blind_statutes": _laid_out(BLIND, "statute", "contract", within_document=False),
 }

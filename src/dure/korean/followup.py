@@ -7,7 +7,10 @@ bare topic with only a particle ("부산은?", "엔화는?", "광주도 알려�
 ("8일째면?"), a pick from a list ("둘 중에 뭐가 싸?"), what is "above" ("위 내용 표로"), a
 request to make the answer again ("다시 뽑아줘") and a request to redo the previous answer that
 names nothing else ("영어로", "3줄 요약ㄱㄱ", "더 쉽게 설명해줘", "근거는?") do; thanks, then
-"그럼"/"근데" and a question of its own ("고마워! 근데 내일 부산 날씨는?") does not. Then the
+"그럼"/"근데" and a question of its own ("고마워! 근데 내일 부산 날씨는?") does not, nor does a
+new question announced ("딴 얘긴데 …", "저거 말고요, …") that names its own subject; a request
+to make something into a format that names nothing to make it from ("메일로 써줘", "집주인한테
+보낼 문자처럼 다듬어줘") leans on the previous answer; "맨 위에", "문 앞에" are places. Then the
 example bank (tier 2); only what it leaves open goes to the `fast` model (a bounded JSON
 judgement).
 """
@@ -82,6 +85,7 @@ _ABOVE_OBJECTS |= {"결과", "요약", "번역", "링크"}
 _REDO_VERBS = {"설명", "말", "정리", "요약", "알리"}
 _REMAKE_VERBS = {"뽑", "쓰", "짜", "만들"}
 _DETAIL = {"자세히", "구체적", "자세하", "구체적으로", "상세히"}
+_TOPMOST = {"맨", "제일", "가장"}
 #: "그 외", "그 밖의": "other", which may or may not lean on the previous turn (left open).
 _OTHER = {"외", "밖"}
 
@@ -107,7 +111,13 @@ def references_previous_turn(text: str) -> bool:
             return True
         if tag.startswith("MA") and form in _REF_ADVERBS:
             return True
-        if tag == "NNG" and form in _REF_PLACES and nxt[1] == "JKB" and nxt[0] in ("에서", "에"):
+        if (
+            tag == "NNG"
+            and form in _REF_PLACES
+            and nxt[1] == "JKB"
+            and nxt[0] in ("에서", "에")
+            and not _located(morphs[:i])
+        ):
             return True
         if form in _REF_TIMES and nxt[0] in _REF_OBJECTS:
             return True
@@ -118,6 +128,11 @@ def references_previous_turn(text: str) -> bool:
         if form == "위" and tag == "NNG" and _opens(morphs[:i]) and nxt[0] in _ABOVE_OBJECTS:
             return True
     return False
+
+
+def _located(before: Sequence[tuple[str, str]]) -> bool:
+    """ "위에"/"앞에" is a place of its own after a noun or "맨" ("계약서 맨 위에", "문 앞에")."""
+    return bool(before) and (before[-1][1].startswith("NN") or before[-1][0] in _TOPMOST)
 
 
 def _opens(before: Sequence[tuple[str, str]]) -> bool:
@@ -187,6 +202,59 @@ def _redo_request(morphs: Sequence[tuple[str, str]]) -> bool:
     )
 
 
+#: The user announces a new question ("다른 질문인데", "딴 얘긴데", "그건 그렇고", "저거 말고요, …").
+_SWITCH = re.compile(
+    r"(?:다른|새|새로운|딴)\s*(?:질문|얘기|얘긴|이야기|이야긴)|다른\s*(?:거|걸|것)\s*(?:좀\s*)?물어|딴\s*(?:거|걸)\s*물어"
+    r"|그건\s*그렇고|화제\s*(?:를\s*)?(?:바꿔|돌려)|(?:이거|저거|그거|이건|저건|그건)\s*말고(?:요)?\s*[,.!]"
+)
+#: A question of its own after the announcement names at least this many nouns.
+_SWITCH_NOUNS = 2
+
+
+def switches_topic(text: str) -> bool:
+    """Whether `text` announces a new question and then asks one that names its own subject
+    ("이거 말고 새 질문인데, 퇴직연금 DC형이 뭐야?"); "그거 말고 다른 거는?" does not."""
+    found = _SWITCH.search(text)
+    if found is None:
+        return False
+    rest = text[found.end() :]
+    nouns = [f for f, t in morphemes(rest) if t.startswith(("NNG", "NNP", "SL"))]
+    return (
+        len(nouns) >= _SWITCH_NOUNS
+        and not references_previous_turn(rest)
+        and not leans_on_previous_turn(rest)
+    )
+
+
+#: What an answer can be made into ("메일로 써줘", "문자처럼 다듬어줘", "내용증명 초안으로 작성해줘").
+_FORMATS = {
+    *("메일", "이메일", "문자", "카톡", "메시지", "편지", "공문", "내용", "증명", "초안", "표"),
+    *("보고서", "요약본", "글", "게시글", "안내문", "공지", "공지문", "문서", "양식", "형식"),
+    *("버전", "리스트", "목록", "슬라이드", "블로그", "포스팅", "발표", "대본", "말투", "문장"),
+}
+_REFORMAT_VERBS = {"쓰", "작성", "다듬", "바꾸", "만들", "정리", "고치", "옮기", "번역", "변환"}
+_AS = {"로", "으로", "처럼", "같이"}
+_TO_SOMEONE = {"한테", "에게", "께", "에"}
+
+
+def _reformat_request(morphs: Sequence[tuple[str, str]]) -> bool:
+    """A request to make something into a format that names nothing to make it from: no
+    object, and no noun but the format and whom it is for ("집주인한테 보낼 문자처럼 다듬어줘")."""
+    if any(t == "JKO" for _, t in morphs) or not any(f in _REFORMAT_VERBS for f, _ in morphs):
+        return False
+    formatted = False
+    words = [(f, t) for f, t in morphs if t != "XSN"]  # "팀장님께": the noun, then "께"
+    for i, (form, tag) in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ("", "")
+        if not tag.startswith(("NNG", "NNP", "SL")) or form in _REFORMAT_VERBS:
+            continue
+        if form.lower() in _FORMATS and (nxt[0] in _AS or nxt[0].lower() in _FORMATS):
+            formatted = formatted or nxt[0] in _AS
+        elif nxt[0] not in _TO_SOMEONE:
+            return False
+    return formatted
+
+
 def leans_on_previous_turn(text: str) -> bool:
     """Whether `text` names nothing of its own beyond a topic, a condition, a pick or a way to
     redo an answer: a bare topic with a particle ("부산은?", "SRT는?", "광주도 알려줘"), a short
@@ -206,7 +274,7 @@ def leans_on_previous_turn(text: str) -> bool:
         if len(re.findall(r"\d+", text)) <= 1:
             return True
     morphs = morphemes(text)
-    if len(bare) <= _REDO_CHARS and _redo_request(morphs):
+    if len(bare) <= _REDO_CHARS and (_redo_request(morphs) or _reformat_request(morphs)):
         return True
     nouns = [f for f, t in morphs if t.startswith(("NN", "NR", "SL", "SN"))]
     short = len(nouns) <= _BARE_NOUNS and len("".join(nouns)) <= _BARE_CHARS
@@ -247,6 +315,8 @@ def followup_by_rules(
         if references_previous_turn(rest) or leans_on_previous_turn(rest):
             return FollowupResult(True, "rule", "인사 뒤에도 이전 대화를 가리키는 말")
         return FollowupResult(False, "rule", "인사로 앞 대화를 마치고 새 질문")
+    if switches_topic(message):
+        return FollowupResult(False, "rule", "새 질문을 알리고 주제를 따로 말함")
     if references_previous_turn(message):
         return FollowupResult(True, "rule", "이전 대화를 가리키는 말")
     if extract_article_refs(message):

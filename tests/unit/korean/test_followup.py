@@ -103,6 +103,8 @@ def test_above_and_a_request_to_make_the_answer_again_point_back(message: str) -
     [
         "위 내시경 몇 살부터 받아?",  # 위: the stomach
         "위 건강에 좋은 차 추천해줘",
+        "서류 맨 위에 있는 날짜가 계약일이야?",  # the top of a page, not "above"
+        "냉장고 앞에 뭐 두면 안 돼?",
         "이력서 다시 쓰는 법",  # how to rewrite, not a request to redo the answer
         "포트폴리오 다시 만드는 방법 알려줘",
     ],
@@ -126,6 +128,38 @@ def test_thanks_then_a_conjunction_opens_a_new_question(message: str, refers: bo
     ruled = followup_by_rules(message, has_previous=True, previous_user="내일 대전 날씨 어때?")
     assert ruled is not None
     assert (ruled.refers_to_previous, ruled.decided_by) == (refers, "rule")
+
+
+@pytest.mark.parametrize(
+    ("message", "refers"),
+    [
+        ("이거 말고 딴 얘긴데, 전세 대출 이자는 보통 몇 퍼센트야?", False),
+        ("그건 그렇고 다음 주 제주 항공권 싼 데 어디야?", False),
+        ("저거 말고요. 연차 수당 계산 방법이 궁금해요", False),
+        ("이제 다른 질문! 노트북 배터리 오래 쓰는 법", False),
+        ("그거 말고 다른 거 추천해줘", True),  # another one of what was listed
+        ("다른 질문인데 그 조항은 누가 정해?", True),  # the new question still points back
+    ],
+)
+def test_a_new_question_announced_names_its_own_subject(message: str, refers: bool) -> None:
+    ruled = followup_by_rules(message, has_previous=True, previous_user="내일 대전 날씨 어때?")
+    assert ruled is not None
+    assert (ruled.refers_to_previous, ruled.decided_by) == (refers, "rule")
+
+
+@pytest.mark.parametrize(
+    ("message", "leans"),
+    [
+        ("팀장님께 드릴 보고서 형식으로 다듬어 줘", True),
+        ("카톡 공지처럼 바꿔줄래?", True),
+        ("손님한테 보낼 안내문으로 작성해 주세요", True),
+        ("자기소개서를 메일 형식으로 써줘", False),  # names what to rewrite
+        ("보고서 양식으로 작성하는 요령", False),
+        ("엑셀로 만들어줘 가계부", False),
+    ],
+)
+def test_a_request_to_make_the_answer_into_a_format_leans_on_it(message: str, leans: bool) -> None:
+    assert leans_on_previous_turn(message) is leans
 
 
 def test_article_references_and_an_empty_history_stay_false() -> None:
