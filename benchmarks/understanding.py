@@ -10,8 +10,9 @@ models (the default local model where the LLM tier is reached).
                                                              # (a follow-up keeps its wording)
 
 Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README),
-`benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later, no slots) and
-dev sets in `tests/data/understanding/` when present.
+`benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later, no slots),
+`understanding3/` and `understanding4/` (previous-turn only, two more writers) and dev sets in
+`tests/data/understanding/` when present.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from dure.testing import ScriptedChatModel
 ROOT = Path(__file__).resolve().parents[1]
 BLIND = ROOT / "benchmarks" / "data" / "understanding"
 BLIND2 = ROOT / "benchmarks" / "data" / "understanding2"
+BLIND3 = ROOT / "benchmarks" / "data" / "understanding3"  # previous-turn only
+BLIND4 = ROOT / "benchmarks" / "data" / "understanding4"  # previous-turn only
 DEV = ROOT / "tests" / "data" / "understanding"
 
 
@@ -101,7 +104,8 @@ def run() -> dict[str, Any]:
     for name, (file, decide) in DECISIONS.items():
         if chosen and name not in chosen:
             continue
-        for label, folder in (("dev", DEV), ("blind", BLIND), ("blind2", BLIND2)):
+        sets = (("dev", DEV), ("blind", BLIND), ("blind2", BLIND2), ("blind3", BLIND3))
+        for label, folder in (*sets, ("blind4", BLIND4)):
             cases = _load(folder / file)
             if not cases:
                 continue
