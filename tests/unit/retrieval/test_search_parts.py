@@ -22,6 +22,10 @@ def test_thesaurus_matches_conjugated_everyday_words() -> None:
     assert "해고" in expand_query("회사가 나를 잘라도 돼?")
     assert "지체상금" in expand_query("납품이 늦어지면 벌금 있어?")
     assert "차임" in expand_query("월세 밀리면?")
+    assert "면책" in expand_query("우리 탓이 아닌데도 물어줘야 해?")
+    assert "멸실" in expand_query("맡긴 물건이 부서져서 왔어요")
+    assert "장애" in expand_query("프로그램이 먹통이면 누구한테 연락해?")
+    assert "연체" in expand_query("돈을 늦게 내면 이자 붙어?")
     assert expand_query("제5조의 내용") == []
 
 
