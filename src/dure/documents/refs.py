@@ -34,11 +34,11 @@ _DIGITS = "".join(SINO_DIGITS)
 _SINO_SUB = rf"(?:\s*의\s*(\d{{1,2}}|[{_DIGITS}]))?"
 #: Sino-Korean numerals: 제십오조, 제 이십일 조, 제백삼조의이.
 _SINO_FORMAL = re.compile(rf"제\s*({SINO_NUMERAL})\s*조{_SINO_SUB}{_AFTER_JO}")
-#: A bare Sino-Korean number of two syllables or more with a 십 or 백 in it: 십사조, 이십일조,
-#: 백삼조. One syllable is a word too often ("구조", "사조", "백조", "일조"), and "십오조 원" is
-#: money.
+#: A bare Sino-Korean number of two syllables or more with a 십 or 백 in it (십사조, 이십일조,
+#: 백삼조), or 십조. Another one syllable is a word too often ("구조", "사조", "백조", "일조"), and
+#: "십오조 원" is money.
 _SINO_BARE = re.compile(
-    rf"(?<![가-힣\d])((?=[{_DIGITS}백십]*[백십])[{_DIGITS}백십]{{2,}})\s*조{_SINO_SUB}{_AFTER_JO}"
+    rf"(?<![가-힣\d])((?=[{_DIGITS}백십]*[백십])[{_DIGITS}백십]{{2,}}|십)\s*조{_SINO_SUB}{_AFTER_JO}"
     r"(?!\s*(?:원|달러|억|만|개|규모|어치))"
 )
 #: Native ordinals: 열다섯 번째 조항, 스물한 번째 조, 첫째 조항.
