@@ -1,7 +1,7 @@
 """Answer quality on the default local model: grounded, complete, Korean, honest when a tool fails.
 
 Contract questions (blind: `benchmarks/data/answers/contract_questions.jsonl`, written without
-sight of the code; dev: the team's `benchmarks/data/latency/contract_dev.jsonl` questions that
+sight of the code; blind2: `benchmarks/data/answers2/`, a second such writer, frozen later; dev: the team's `benchmarks/data/latency/contract_dev.jsonl` questions that
 carry keywords) run on the contract agent; tool-failure requests (blind:
 `benchmarks/data/answers/tool_failures.jsonl`; dev: `DEV_FAILURES` below) on the assistant and
 plan-then-execute agents with no keys and no network. Per set:
@@ -15,7 +15,7 @@ plan-then-execute agents with no keys and no network. Per set:
 
 `DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`) one set; the sets not run keep their last numbers in the results file.
+(or `blind`, `blind2`) one set; the sets not run keep their last numbers in the results file.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from dure.settings import Settings
 CONTRACT_SETS = {
     "dev": DATA / "latency" / "contract_dev.jsonl",
     "blind": DATA / "answers" / "contract_questions.jsonl",
+    "blind2": DATA / "answers2" / "contract_questions.jsonl",  # a second writer, frozen later
 }
 DEV_FAILURES = [
     {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},
@@ -168,7 +169,7 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
             if not _wanted(name):
                 continue
             rows = []
-            for q in _limit([q for q in load_jsonl(path) if "keywords" in q or name == "blind"]):
+            for q in _limit([q for q in load_jsonl(path) if "keywords" in q or name != "dev"]):
                 options = {
                     "contract": CONTRACTS / f"{q['contract']}.md",
                     "standard": STANDARD,

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from contract_harness import types
 
+from dure.agents.contract.context import answer_context
+from dure.agents.contract.grounding import missing_quotes, named_focus
+from dure.agents.contract.rules import named_sources
+from dure.agents.contract.state import ContractState
 from dure.events import Thinking
+from dure.sources import Source
 
 
 def test_a_sentence_with_an_invented_figure_never_reaches_the_user(make_harness):
@@ -55,3 +63,62 @@ def test_an_answer_left_with_no_sentence_gives_the_article_in_its_own_words(make
     assert "1천분의 1" in answer and "30%" not in answer
     assert answer == "".join(e.content for e in events if e.type == "token")
     assert [s.article_no for s in events[-1].sources] == ["제5조"]
+
+
+def test_the_article_the_question_names_is_quoted_when_the_answer_cites_another() -> None:
+    # The small model sometimes writes a neighbouring article's content for "제N조 보면 …".
+    review = Source(
+        doc="계약서",
+        kind="contract",
+        article_no="제6조",
+        text="갑은 납품일로부터 14일 이내에 검수를 완료한다.",
+    )
+    other = Source(
+        doc="계약서",
+        kind="contract",
+        article_no="제7조",
+        text="7일의 기간을 정하여 시정을 요구한다.",
+    )
+    question = "제육조가 무슨 내용이에요?"
+    answer = "제7조에 따라 상대방에게 7일 안에 시정을 요구할 수 있습니다."
+    assert named_sources(question, [other, review]) == [review]
+    quotes = missing_quotes(question, answer, [review, other])
+    assert quotes == "\n\n조항 원문 — 제6조: “갑은 납품일로부터 14일 이내에 검수를 완료한다.”"
+    assert missing_quotes(question, answer, [other]) == ""  # named by the answer, figures given
+
+
+LATE = "① 을이 납기를 지키지 못한 경우 지체일수 1일당 계약금액의 1천분의 1을 지체상금으로 지급한다."
+PAY = "갑은 을에게 용역 대금으로 금 5천만 원을 지급한다. 대금은 검수 완료 후 30일 이내에 지급한다."
+COLLECTED: list[dict[str, Any]] = [
+    {
+        "tool": "hybrid_search",
+        "ok": True,
+        "content": "",
+        "articles": [
+            {"doc": "계약서", "kind": "contract", "article_no": "제5조", "text": LATE},
+            {"doc": "계약서", "kind": "contract", "article_no": "제3조", "text": PAY},
+        ],
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "focus"),
+    [
+        ("제5조 지체상금은 얼마야?", ["제5조"]),
+        ("제오조 보면 하루 늦으면 얼마 내?", ["제5조"]),
+        ("제5조 지체상금이랑 검수 끝나고 대금 언제 받는지 알려줘", []),  # 제3조 holds the rest
+        ("제7조 내용", []),  # not collected
+    ],
+)
+def test_the_answer_rests_on_the_named_articles_when_they_cover_the_question(
+    question: str, focus: list[str]
+) -> None:
+    assert named_focus(question, COLLECTED) == focus
+
+
+def test_the_answer_context_holds_only_the_focus_articles() -> None:
+    state: ContractState = {"user_message": "제5조 지체상금은 얼마야?", "collected_info": COLLECTED}
+    assert PAY in answer_context(state)
+    focused = answer_context({**state, "focus_articles": ["제5조"]})
+    assert LATE in focused and PAY not in focused

@@ -91,9 +91,13 @@ def _section(template: str, articles: list[dict[str, Any]], budget: int) -> tupl
 
 
 def answer_context(state: ContractState) -> str:
-    """The respond prompt's context: user's contract, standard contract, notes, previous turn."""
+    """The respond prompt's context: user's contract (only the focus articles when a rule
+    settled the search), standard contract, notes, previous turn."""
     collected = state.get("collected_info", [])
     by_kind = {kind: _articles(collected, kind) for kind in ("contract", "standard")}
+    focus = set(state.get("focus_articles") or [])
+    focused = [a for a in by_kind["contract"] if a.get("article_no") in focus]
+    by_kind["contract"] = focused or by_kind["contract"]
     # Each document kind present gets its share, so a long contract never crowds out the
     # standard contract it is being compared with.
     share = CONTEXT_BUDGET // max(1, sum(1 for a in by_kind.values() if a))

@@ -1,15 +1,20 @@
 """Contract answers that leave out no figure of the cited article the question needs
 (`dure.honest.Gate` keeps out the figures the sources do not hold).
 
-`missing_quotes`: sentences of the cited articles that carry figures, share a word with the
-question and are not in the answer — at most two, appended verbatim as a quote.
+`named_focus`: the articles a question names, when they are all it asks about (the answer then
+rests on them alone). `missing_quotes`: sentences of the cited articles that carry figures, share a word with the
+question and are not in the answer — at most two, appended verbatim as a quote. An article the
+question names by number counts as cited even when the answer cites another: the small model
+sometimes writes the neighbouring article's content for "제십사조 보면 …".
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from dure.agents.contract.rules import nouns
+from dure.documents.refs import extract_article_refs
 from dure.korean.figures import figures, unsupported
 from dure.sources import Source
 
@@ -23,21 +28,44 @@ def _nouns(text: str) -> set[str]:
     return nouns(text) - _GENERIC
 
 
+def named_focus(question: str, collected_info: list[dict[str, Any]]) -> list[str]:
+    """The articles the question names by number, unless it also asks about a word only another
+    collected article holds ("제5조 지체상금이랑 대금 지급 시기" with 제3조 collected): then
+    empty, and the answer keeps everything collected."""
+    named = extract_article_refs(question)
+    articles = [
+        a
+        for info in collected_info
+        if info.get("ok")
+        for a in info.get("articles", [])
+        if a.get("kind") == "contract"
+    ]
+    inside = [a["text"] for a in articles if a.get("article_no") in named]
+    if not inside:
+        return []
+    beyond = _nouns(question) - _nouns("\n".join(inside))
+    others = _nouns("\n".join(a["text"] for a in articles if a.get("article_no") not in named))
+    return [] if beyond & others else named
+
+
 def missing_quotes(question: str, answer: str, cited: list[Source]) -> str:
     """The cited articles' figure-bearing sentences the question needs and the answer lacks,
-    as a quote to append (empty when there are none).
+    as a quote to append (empty when there are none). `cited` holds the articles the answer
+    cites and those the question names by number (those first).
 
     A sentence bears on the question when it shares a word with it; when none does ("개발이
-    늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer names
-    the article but holds none of its figures, its first figure-bearing sentences stand in."""
+    늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer or the
+    question names the article but the answer holds none of its figures, its first
+    figure-bearing sentences stand in."""
     asked = _nouns(question)
+    asked_refs = set(extract_article_refs(question))
     quotes: list[str] = []
     for source in cited:
         if source.kind != "contract" or not source.article_no:
             continue
         clauses = [c.strip() for c in _CLAUSE.split(source.text) if c.strip() and figures(c)]
         bearing = [c for c in clauses if asked & _nouns(c)]
-        named = source.article_no in answer
+        named = source.article_no in answer or source.article_no in asked_refs
         if named and not bearing and not any(not unsupported(c, [answer]) for c in clauses):
             bearing = clauses  # the answer rests on the article but gave none of its figures
         quotes += [f"{source.article_no}: “{c}”" for c in bearing if unsupported(c, [answer])]

@@ -17,7 +17,7 @@ from dure.agents.contract import prompts, rules
 from dure.agents.contract.bookkeeping import absorb, model_tool_calls, select_tools
 from dure.agents.contract.context import answer_messages, planner_messages, previous_turn_from
 from dure.agents.contract.deps import Deps
-from dure.agents.contract.grounding import missing_quotes
+from dure.agents.contract.grounding import missing_quotes, named_focus
 from dure.agents.contract.state import ContractState, ToolCall, last_evaluation
 from dure.errors import ErrorCode
 from dure.events import (
@@ -39,7 +39,7 @@ from dure.korean.scope import decide_scope
 from dure.korean.text import korean_sentence
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.llm.answer import answer_in_kind, stream_answer
-from dure.sources import Source
+from dure.sources import Source, unique_sources
 from dure.tools import ToolRegistry, ToolResult
 
 __all__ = [
@@ -278,14 +278,18 @@ async def evaluator(state: ContractState, *, deps: Deps) -> ContractState:
         emit(EvaluationResult(is_sufficient=False, content=prompts.NO_PROGRESS_NOTE))
         entry = {**base, "action": "finish", "by": "no_progress", "is_sufficient": False}
         return {"iteration_count": count, "decision_log": [*log, entry]}
-    reason = rules.rule_sufficiency(
-        question, state.get("explored_articles", []), deps.contract(state.get("contract_id"))
-    )
+    contract = deps.contract(state.get("contract_id"))
+    reason = rules.rule_sufficiency(question, state.get("explored_articles", []), contract)
+    # The answer then rests on the articles named by number alone when they cover the question:
+    # with more beside them, the small model sometimes wrote a neighbouring article's content.
+    focus = named_focus(question, state.get("collected_info", [])) if reason else []
     # A clear lead in the first round's hybrid (z-score fused) search settles it too.
     hybrid = getattr(deps.library, "dense", False) and deps.settings.search.fusion == "zscore"
     if reason is None and count == 1 and hybrid:
         margin = deps.settings.contract.sufficient_margin
-        reason = rules.clear_top_hit(state.get("collected_info", []), margin)
+        lead = rules.clear_top_hit(state.get("collected_info", []), margin)
+        if lead is not None:
+            reason, focus = prompts.CLEAR_LEAD.format(article=lead), [lead]
     if reason is not None:
         emit(EvaluationResult(is_sufficient=True, content=reason))
         entry = {
@@ -295,7 +299,12 @@ async def evaluator(state: ContractState, *, deps: Deps) -> ContractState:
             "is_sufficient": True,
             "reasoning": reason,
         }
-        return {"iteration_count": count, "missing_info": None, "decision_log": [*log, entry]}
+        return {
+            "iteration_count": count,
+            "missing_info": None,
+            "focus_articles": focus,
+            "decision_log": [*log, entry],
+        }
     task = prompts.EVALUATOR_TASK.format(
         explored=", ".join(state.get("explored_articles", [])) or "(없음)",
         unexplored=", ".join(state.get("unexplored_articles", [])) or "(없음)",
@@ -370,10 +379,12 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
     if gate is not None:
         gate.report()
-        quotes = missing_quotes(question, answer, sources)
+        named = rules.named_sources(question, retrieved)
+        quotes = missing_quotes(question, answer, unique_sources(named + sources))
         if quotes:  # the figures the question needs, verbatim from the cited article
             emit(Token(content=quotes))
             answer += quotes
+            sources = unique_sources(sources + [s for s in named if f"{s.article_no}: “" in quotes])
     emit(SourcesEvent(content=sources))
     dumped = [s.model_dump() for s in sources]
     return {

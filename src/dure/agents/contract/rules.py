@@ -166,9 +166,9 @@ def rule_sufficiency(
 
 
 def clear_top_hit(collected_info: list[dict[str, Any]], margin: float | None) -> str | None:
-    """Why the search already settled the question, or None: a hybrid search of the user's
-    contract ranked one article ahead of the next by at least `margin` (z-score fusion units;
-    None turns the rule off)."""
+    """The article that settled the question, or None: a hybrid search of the user's contract
+    ranked it ahead of the next by at least `margin` (z-score fusion units; None turns the rule
+    off)."""
     if margin is None:
         return None
     for info in collected_info:
@@ -176,7 +176,7 @@ def clear_top_hit(collected_info: list[dict[str, Any]], margin: float | None) ->
             continue
         ranked = [s for s in info["sources"] if s.get("kind") == "contract" and s.get("score")]
         if len(ranked) >= 2 and ranked[0]["score"] - ranked[1]["score"] >= margin:
-            return f"검색 결과 {ranked[0]['article_no']}이(가) 다른 조항보다 뚜렷하게 앞섭니다."
+            return str(ranked[0]["article_no"])
     return None
 
 
@@ -190,6 +190,12 @@ def retrieved_sources(collected_info: list[dict[str, Any]]) -> list[Source]:
             for s in info["sources"]
         ]
     )
+
+
+def named_sources(question: str, retrieved: list[Source]) -> list[Source]:
+    """The retrieved articles of the user's contract that the question names by number."""
+    refs = set(extract_article_refs(question))
+    return [s for s in retrieved if s.kind == "contract" and s.article_no in refs]
 
 
 def cited_sources(answer: str, collected_info: list[dict[str, Any]]) -> list[Source]:

@@ -68,6 +68,9 @@ class ContractState(TypedDict, total=False):
     unexplored_articles: list[str]
     # -- evaluator
     missing_info: str | None
+    #: The user's articles the answer rests on when a rule settled the search (the ones the
+    #: question names, or a clear search lead); empty: every article collected.
+    focus_articles: list[str]
     iteration_count: int
     decision_log: list[dict[str, Any]]
     # -- respond
@@ -109,6 +112,7 @@ def reset_turn(
         "explored_articles": [],
         "unexplored_articles": [],
         "missing_info": None,
+        "focus_articles": [],
         "iteration_count": 0,
         "decision_log": [],
         "final_response": "",
