@@ -123,7 +123,7 @@ def search(
     ] = None,
     store: StoreOpt = None,
 ) -> None:
-    """컬렉션을 검색합니다 (하이브리드: Kiwi BM25 + 임베딩, 가중 RRF)."""
+    """컬렉션을 검색합니다 (하이브리드: Kiwi BM25 + 임베딩 + 문단, 점수 융합 — 설정 search.fusion)."""
     from dure.retrieval import KINDS, list_collections, open_collection
     from dure.retrieval.collection import SEARCH_MODES
     from dure.settings import get_settings
