@@ -2,10 +2,10 @@
 (`dure.honest.Gate` keeps out the figures the sources do not hold).
 
 `named_focus`: the articles a question names, when they are all it asks about (the answer then
-rests on them alone). `missing_quotes`: sentences of the cited articles that carry figures, share a word with the
-question and are not in the answer — at most two, appended verbatim as a quote. An article the
-question names by number counts as cited even when the answer cites another: the small model
-sometimes writes the neighbouring article's content for "제십사조 보면 …".
+rests on them alone). `missing_quotes`: sentences of the cited articles that carry figures,
+share a word with the question and are not in the answer — at most two, appended verbatim as a
+quote. An article the question names by number counts as cited even when the answer cites
+another: the small model sometimes writes the neighbouring article's content for "제십사조 보면 …".
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@
 - `is_pure_lookup`: the question asks for nothing beyond what the suggestions fetch ("제5조
   내용이 뭐야?").
 - `rule_sufficiency`: the question named specific articles (by number or title) and exactly
-  those were retrieved.
-- `cited_sources`: the retrieved articles an answer cites by number.
+  those were retrieved; `clear_top_hit`: the search ranked one article clearly first.
+- `named_sources`, `cited_sources`: the retrieved articles the question names, and those an
+  answer cites, by number.
 """
 
 from __future__ import annotations
