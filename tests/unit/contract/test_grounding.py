@@ -82,7 +82,7 @@ def test_the_article_the_question_names_is_quoted_when_the_answer_cites_another(
     question = "제육조가 무슨 내용이에요?"
     answer = "제7조에 따라 상대방에게 7일 안에 시정을 요구할 수 있습니다."
     assert named_sources(question, [other, review]) == [review]
-    quotes = missing_quotes(question, answer, [review, other])
+    quotes = missing_quotes(question, answer, [other], named=[review])
     assert quotes == "\n\n조항 원문 — 제6조: “갑은 납품일로부터 14일 이내에 검수를 완료한다.”"
     assert missing_quotes(question, answer, [other]) == ""  # named by the answer, figures given
 

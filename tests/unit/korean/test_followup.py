@@ -125,6 +125,10 @@ def test_above_as_a_noun_and_how_to_redo_something_do_not_point_back(message: st
     ],
 )
 def test_thanks_then_a_conjunction_opens_a_new_question(message: str, refers: bool) -> None:
+    _assert_ruled(message, refers)
+
+
+def _assert_ruled(message: str, refers: bool) -> None:
     ruled = followup_by_rules(message, has_previous=True, previous_user="내일 대전 날씨 어때?")
     assert ruled is not None
     assert (ruled.refers_to_previous, ruled.decided_by) == (refers, "rule")
@@ -142,9 +146,7 @@ def test_thanks_then_a_conjunction_opens_a_new_question(message: str, refers: bo
     ],
 )
 def test_a_new_question_announced_names_its_own_subject(message: str, refers: bool) -> None:
-    ruled = followup_by_rules(message, has_previous=True, previous_user="내일 대전 날씨 어때?")
-    assert ruled is not None
-    assert (ruled.refers_to_previous, ruled.decided_by) == (refers, "rule")
+    _assert_ruled(message, refers)
 
 
 @pytest.mark.parametrize(

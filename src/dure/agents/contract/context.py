@@ -69,7 +69,8 @@ def format_collected_brief(collected_info: list[dict[str, Any]]) -> str:
     return "\n".join(lines) or "(없음)"
 
 
-def _articles(collected_info: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+def collected_articles(collected_info: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """Every article of `kind` the tools read, in order, without repeats."""
     seen: set[tuple[str, str | None]] = set()
     out = []
     for info in collected_info:
@@ -94,7 +95,7 @@ def answer_context(state: ContractState) -> str:
     """The respond prompt's context: user's contract (only the focus articles when a rule
     settled the search), standard contract, notes, previous turn."""
     collected = state.get("collected_info", [])
-    by_kind = {kind: _articles(collected, kind) for kind in ("contract", "standard")}
+    by_kind = {kind: collected_articles(collected, kind) for kind in ("contract", "standard")}
     focus = set(state.get("focus_articles") or [])
     focused = [a for a in by_kind["contract"] if a.get("article_no") in focus]
     by_kind["contract"] = focused or by_kind["contract"]

@@ -11,12 +11,14 @@ another: the small model sometimes writes the neighbouring article's content for
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from dure.agents.contract.context import collected_articles
 from dure.agents.contract.rules import nouns
 from dure.documents.refs import extract_article_refs
 from dure.korean.figures import figures, unsupported
-from dure.sources import Source
+from dure.sources import Source, unique_sources
 
 #: Words every contract question shares with every article: they show no bearing.
 _GENERIC = {"조항", "조", "내용", "계약", "계약서", "경우", "얼마", "무엇", "뭐", "때"}
@@ -33,13 +35,7 @@ def named_focus(question: str, collected_info: list[dict[str, Any]]) -> list[str
     collected article holds ("제5조 지체상금이랑 대금 지급 시기" with 제3조 collected): then
     empty, and the answer keeps everything collected."""
     named = extract_article_refs(question)
-    articles = [
-        a
-        for info in collected_info
-        if info.get("ok")
-        for a in info.get("articles", [])
-        if a.get("kind") == "contract"
-    ]
+    articles = collected_articles(collected_info, "contract")
     inside = [a["text"] for a in articles if a.get("article_no") in named]
     if not inside:
         return []
@@ -48,25 +44,26 @@ def named_focus(question: str, collected_info: list[dict[str, Any]]) -> list[str
     return [] if beyond & others else named
 
 
-def missing_quotes(question: str, answer: str, cited: list[Source]) -> str:
+def missing_quotes(
+    question: str, answer: str, cited: list[Source], named: Sequence[Source] = ()
+) -> str:
     """The cited articles' figure-bearing sentences the question needs and the answer lacks,
-    as a quote to append (empty when there are none). `cited` holds the articles the answer
-    cites and those the question names by number (those first).
+    as a quote to append (empty when there are none). `named`: the articles the question names
+    by number (`rules.named_sources`), taken first even when the answer cites others.
 
     A sentence bears on the question when it shares a word with it; when none does ("개발이
     늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer or the
     question names the article but the answer holds none of its figures, its first
     figure-bearing sentences stand in."""
     asked = _nouns(question)
-    asked_refs = set(extract_article_refs(question))
     quotes: list[str] = []
-    for source in cited:
+    for source in unique_sources([*named, *cited]):
         if source.kind != "contract" or not source.article_no:
             continue
         clauses = [c.strip() for c in _CLAUSE.split(source.text) if c.strip() and figures(c)]
         bearing = [c for c in clauses if asked & _nouns(c)]
-        named = source.article_no in answer or source.article_no in asked_refs
-        if named and not bearing and not any(not unsupported(c, [answer]) for c in clauses):
+        rests_on = source.article_no in answer or source in named
+        if rests_on and not bearing and not any(not unsupported(c, [answer]) for c in clauses):
             bearing = clauses  # the answer rests on the article but gave none of its figures
         quotes += [f"{source.article_no}: “{c}”" for c in bearing if unsupported(c, [answer])]
     if not quotes:

@@ -380,7 +380,7 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     if gate is not None:
         gate.report()
         named = rules.named_sources(question, retrieved)
-        quotes = missing_quotes(question, answer, unique_sources(named + sources))
+        quotes = missing_quotes(question, answer, sources, named)
         if quotes:  # the figures the question needs, verbatim from the cited article
             emit(Token(content=quotes))
             answer += quotes
