@@ -1,8 +1,9 @@
 """Answer quality on the default local model: grounded, complete, Korean, honest when a tool fails.
 
 Contract questions (blind: `benchmarks/data/answers/contract_questions.jsonl`, written without
-sight of the code; blind2: `benchmarks/data/answers2/`, a second such writer, frozen later; dev: the team's `benchmarks/data/latency/contract_dev.jsonl` questions that
-carry keywords) run on the contract agent; tool-failure requests (blind:
+sight of the code; blind2: `benchmarks/data/answers2/`, a second such writer, frozen later;
+blind3: `benchmarks/data/answers3/`, a third, over two contracts of its own; dev: the team's
+`benchmarks/data/latency/contract_dev.jsonl` questions that carry keywords) run on the contract agent; tool-failure requests (blind:
 `benchmarks/data/answers/tool_failures.jsonl`; dev: `DEV_FAILURES` below) on the assistant and
 plan-then-execute agents with no keys and no network. Per set:
 
@@ -15,7 +16,7 @@ plan-then-execute agents with no keys and no network. Per set:
 
 `DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`, `blind2`) one set; the sets not run keep their last numbers in the results file.
+(or `blind`, `blind2`, `blind3`) one set; the sets not run keep their last numbers in the results file.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ CONTRACT_SETS = {
     "dev": DATA / "latency" / "contract_dev.jsonl",
     "blind": DATA / "answers" / "contract_questions.jsonl",
     "blind2": DATA / "answers2" / "contract_questions.jsonl",  # a second writer, frozen later
+    "blind3": DATA / "answers3" / "contract_questions.jsonl",  # a third, over its own contracts
 }
 DEV_FAILURES = [
     {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},
@@ -168,10 +170,14 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
         for name, path in CONTRACT_SETS.items():
             if not _wanted(name):
                 continue
+            # A set that brings its own contracts keeps them beside its questions.
+            contracts = (
+                path.parent / "contracts" if (path.parent / "contracts").is_dir() else CONTRACTS
+            )
             rows = []
             for q in _limit([q for q in load_jsonl(path) if "keywords" in q or name != "dev"]):
                 options = {
-                    "contract": CONTRACTS / f"{q['contract']}.md",
+                    "contract": contracts / f"{q['contract']}.md",
                     "standard": STANDARD,
                     "collection": f"answers-{q['contract']}",
                 }
@@ -192,6 +198,10 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
         for name, cases in sets.items():
             if not _wanted(name):
                 continue
+            # A set that brings its own contracts keeps them beside its questions.
+            contracts = (
+                path.parent / "contracts" if (path.parent / "contracts").is_dir() else CONTRACTS
+            )
             rows = []
             for q in _limit(cases):
                 ctx = AgentContext(settings, models, InMemorySaver(), {})

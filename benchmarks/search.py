@@ -10,7 +10,8 @@ statute at once); `benchmarks/data/blind2/`, a second contract set (colloquial) 
 later by another such writer, and `benchmarks/data/blind3/`, a third (three new contracts;
 colloquial, by title, by number in every form, multi-article), frozen before the search work
 that followed it, and `benchmarks/data/blind4/`, a fourth (three more contracts, 100 of its 150
-questions colloquial), frozen after that work. Contract and document questions are searched within their document.
+questions colloquial), frozen after that work, and `benchmarks/data/blind5/`, a fifth of the
+same shape (fitness/PT, interior works, franchise), frozen after the blind4 work. Contract and document questions are searched within their document.
 
 For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
 legal-term thesaurus (never applied to statutes: `dure.retrieval.statutes`), plain RRF
@@ -45,6 +46,7 @@ BLIND = ROOT / "benchmarks" / "data" / "blind"
 BLIND2 = ROOT / "benchmarks" / "data" / "blind2"  # a second contract set, written later
 BLIND3 = ROOT / "benchmarks" / "data" / "blind3"  # a third, with every by-number form
 BLIND4 = ROOT / "benchmarks" / "data" / "blind4"  # a fourth, two thirds colloquial
+BLIND5 = ROOT / "benchmarks" / "data" / "blind5"  # a fifth, likewise
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
 STATUTE_DEV = ROOT / "benchmarks" / "data" / "statute_dev"  # 형법 excerpt, our own questions
@@ -88,6 +90,9 @@ SETS: dict[str, QuestionSet] = {
     ),
     "blind4_contracts": QuestionSet(
         BLIND4 / "questions.jsonl", _files(BLIND4 / "contracts", "contract")
+    ),
+    "blind5_contracts": QuestionSet(
+        BLIND5 / "questions.jsonl", _files(BLIND5 / "contracts", "contract")
     ),
     "blind_statutes": _laid_out(BLIND, "statute", "contract", within_document=False),
 }
