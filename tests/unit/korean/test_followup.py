@@ -190,3 +190,24 @@ async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: 
         assert (d.refers_to_previous, d.decided_by) == (False, "rule")
     pointed = await decide_followup("그 조항 다시 보여줘", PREVIOUS, no_llm)
     assert pointed.refers_to_previous
+
+
+@pytest.mark.parametrize(
+    ("message", "points"),
+    [
+        ("이 조건이면 나도 받을 수 있어?", True),
+        ("저 방법은 돈이 얼마나 들어?", True),
+        ("이거 회사에도 똑같이 돼?", True),
+        ("요거 초보도 할 수 있음?", True),
+        ("세 번째 거 좀 더 알려줘", True),
+        ("첫번째꺼 가격은?", True),
+        ("마지막 거로 할게", True),
+        # "이/저" before the user's own document or the present moment: left to the bank.
+        ("이 계약서에서 해지 조건은 뭐야?", False),
+        ("이 시간에 여는 약국 있어?", False),
+        ("이번 주말에 뭐 하지", False),
+        ("세 번째 조항 보여줘", False),
+    ],
+)
+def test_a_demonstrative_or_an_ordinal_pick_points_back(message: str, points: bool) -> None:
+    assert references_previous_turn(message) is points
