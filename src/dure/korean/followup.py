@@ -53,7 +53,9 @@ from dure.retrieval.tokenize import tagged as morphemes
 #: "두 번째 거" as a rule (the bank took half of blind5's demonstratives for new questions; its
 #: per-kind totals only were read): blind5 (first run 0.869) 0.875, blind4 0.887, blind 0.941,
 #: dev, blind2, blind3 unchanged. The old topic dismissed ("이건 됐고", "그건 나중에", the labelling
-#: rules' own case) as an announcement: blind5 0.881, blind4 0.893.
+#: rules' own case) as an announcement: blind5 0.881, blind4 0.893. A message naming only what
+#: an answer rests on ("출처 링크 있어?", "어떤 법에 나와 있어?"): blind3 0.944 → 0.950, the rest
+#: unchanged.
 FOLLOWUP_TIER2 = Tier2("followup", "refers_to_previous", l2=1e-3, morphemes=0.5)
 
 #: Thanks (laughter alone is not), then "그럼" / "근데" and a question: the thanks closed the previous turn,
@@ -97,6 +99,12 @@ _HERE_NOUNS = {
 #: Ordinals that pick an item of the previous answer's list ("두 번째 거", "마지막 꺼").
 _ORDINAL_HEADS = {"첫", "두", "세", "네", "다섯", "마지막"}
 _THING = {"거", "꺼", "것"}
+#: What a question about the previous answer itself asks for ("근거는 어떤 법이야?", "출처 링크
+#: 있어?", "계산 기준이 뭐야?"): a message naming only these nouns asks about that answer.
+_ANSWER_META = {
+    *("근거", "출처", "링크", "원문", "조항", "법조항", "조문", "번호", "법", "법령", "법적"),
+    *("이유", "자료", "계산", "판단", "기준", "공식", "수치", "숫자", "문구", "표현", "뜻"),
+}
 _REF_CONJUNCTIONS = {"그럼", "그러면", "그렇다면", "그래서", "그런데", "그러니까"}
 _REF_ADVERBS = {"방금", "아까", "앞서", "조금전", "아까는"}
 _REF_PLACES = {"위", "앞"}
@@ -168,6 +176,12 @@ def references_previous_turn(text: str) -> bool:
         if form == "위" and tag == "NNG" and _opens(morphs[:i]) and nxt[0] in _ABOVE_OBJECTS:
             return True
     return False
+
+
+def _asks_about_answer(morphs: Sequence[tuple[str, str]]) -> bool:
+    """Only nouns of `_ANSWER_META` named: a question about the previous answer's basis."""
+    nouns = [f for f, t in morphs if t.startswith(("NNG", "NNP", "SL", "SH"))]
+    return bool(nouns) and all(n in _ANSWER_META for n in nouns)
 
 
 def _picks_item(head: str, after: Sequence[tuple[str, str]]) -> bool:
@@ -329,6 +343,8 @@ def leans_on_previous_turn(text: str) -> bool:
             return True
     morphs = morphemes(text)
     if len(bare) <= _REDO_CHARS and (_redo_request(morphs) or _reformat_request(morphs)):
+        return True
+    if _asks_about_answer(morphs):
         return True
     nouns = [f for f, t in morphs if t.startswith(("NN", "NR", "SL", "SN"))]
     short = len(nouns) <= _BARE_NOUNS and len("".join(nouns)) <= _BARE_CHARS

@@ -215,3 +215,19 @@ async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: 
 )
 def test_a_demonstrative_or_an_ordinal_pick_points_back(message: str, points: bool) -> None:
     assert references_previous_turn(message) is points
+
+
+@pytest.mark.parametrize(
+    ("message", "leans"),
+    [
+        ("출처 링크 있어?", True),
+        ("법 조항 번호도 알려줄래?", True),
+        ("어떤 법에 나와 있어?", True),
+        ("이유가 뭔데", True),
+        ("근로기준법 조항 번호 알려줘", False),  # names the law it asks about
+        ("이유식 언제 시작해?", False),
+        ("법인 설립 절차 알려줘", False),
+    ],
+)
+def test_a_question_about_the_answers_basis_leans_on_it(message: str, leans: bool) -> None:
+    assert leans_on_previous_turn(message) is leans
