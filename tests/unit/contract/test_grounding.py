@@ -12,6 +12,7 @@ from dure.agents.contract.grounding import missing_quotes, named_focus
 from dure.agents.contract.rules import named_sources
 from dure.agents.contract.state import ContractState
 from dure.events import Thinking
+from dure.honest import echoes, trigrams
 from dure.sources import Source
 
 
@@ -59,7 +60,7 @@ def test_an_answer_left_with_no_sentence_gives_the_article_in_its_own_words(make
     h = make_harness({"respond": ["하루에 30%를 내야 합니다."]})
     events = h.turn("제5조 지체상금은 얼마야?")
     answer = events[-1].content
-    assert answer.startswith("답변 문장마다 조항에 없는 수치가 있어, 가장 관련 있는 제5조의 원문을")
+    assert answer.startswith("조항으로 뒷받침되는 답변 문장이 없어, 가장 관련 있는 제5조의 원문을")
     assert "1천분의 1" in answer and "30%" not in answer
     assert answer == "".join(e.content for e in events if e.type == "token")
     assert [s.article_no for s in events[-1].sources] == ["제5조"]
@@ -122,3 +123,31 @@ def test_the_answer_context_holds_only_the_focus_articles() -> None:
     assert PAY in answer_context(state)
     focused = answer_context({**state, "focus_articles": ["제5조"]})
     assert LATE in focused and PAY not in focused
+
+
+@pytest.mark.parametrize(
+    ("sentence", "echo"),
+    [
+        ("제7조에 따르면 갑자기 밤에 집 보러 와도 되는 거야?", True),
+        ("제7조에 따르면, 갑자기 밤에 집 보러 와도 돼요.", True),
+        ("결론: 갑자기 밤에 집 보러 와도 돼요.", True),
+        ("제7조에 따르면 임대인은 하루 전에 알리고 낮에만 들어올 수 있습니다.", False),
+        ("밤에 집 보러 오려면 하루 전에 알리고 낮에만 들어올 수 있습니다.", False),
+        ("네, 됩니다.", False),  # too short to tell
+    ],
+)
+def test_a_sentence_that_only_says_the_question_again_is_an_echo(sentence: str, echo: bool) -> None:
+    question = trigrams("집주인이 갑자기 밤에 집 보러 와도 되는 거야?")
+    sources = trigrams("제7조(출입) 임대인은 하루 전에 알리고 낮에만 목적물에 들어올 수 있다.")
+    assert echoes(sentence, question, sources) is echo
+
+
+def test_an_answer_that_says_the_question_again_is_not_shown(make_harness):
+    reply = "제5조에 따르면 납품 늦으면 돈 물어야 돼? 제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다."
+    h = make_harness({"respond": [reply]})
+    events = h.turn("제5조 보면 납품 늦으면 돈 물어야 돼?")
+    answer = events[-1].content
+    assert answer.startswith("제5조에 따르면 지체일수 1일당")
+    assert answer == "".join(e.content for e in events if e.type == "token")
+    notes = [e.content for e in events if isinstance(e, Thinking)]
+    assert any("질문을 되풀이한 문장 1개" in n for n in notes)

@@ -81,9 +81,10 @@ RESPOND_TASK = (
     "쓰세요. 정보에 없는 내용은 추측하지 말고 계약서에서 확인되지 않는다고 말하세요. 핵심만 "
     "간결하게 (다섯 문장 이내로) 한국어로 답하세요."
 )
-#: The answer when the Gate left out every sentence: the best-matching article speaks for itself.
+#: The answer when the Gate left out every sentence (a figure no article holds, or the question
+#: said again): the best-matching article speaks for itself.
 ONLY_THE_ARTICLE = (
-    "답변 문장마다 조항에 없는 수치가 있어, 가장 관련 있는 {article}의 원문을 그대로 전합니다."
+    "조항으로 뒷받침되는 답변 문장이 없어, 가장 관련 있는 {article}의 원문을 그대로 전합니다."
 )
 LIMIT_REACHED_TASK = " 탐색 한도에 도달했으니 부족한 정보는 부족하다고 밝히세요."
 SMALLTALK_SYSTEM = (
