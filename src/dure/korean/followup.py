@@ -55,7 +55,8 @@ from dure.retrieval.tokenize import tagged as morphemes
 #: dev, blind2, blind3 unchanged. The old topic dismissed ("이건 됐고", "그건 나중에", the labelling
 #: rules' own case) as an announcement: blind5 0.881, blind4 0.893. A message naming only what
 #: an answer rests on ("출처 링크 있어?", "어떤 법에 나와 있어?"): blind3 0.944 → 0.950, the rest
-#: unchanged.
+#: unchanged. "거기"/"걔"/"그분" before anything named, what was told ("말씀하신 거", "추천해준
+#: 곳") and "해당 조항": blind5 0.887, the rest unchanged (after "거기" anywhere cost blind one).
 FOLLOWUP_TIER2 = Tier2("followup", "refers_to_previous", l2=1e-3, morphemes=0.5)
 
 #: Thanks (laughter alone is not), then "그럼" / "근데" and a question: the thanks closed the previous turn,
@@ -69,6 +70,12 @@ _WHY_ONLY = re.compile(r"^\s*왜(?:요)?\s*[?？!.]*\s*$")
 PREVIOUS_TURN_CHARS = 1500
 
 _REF_PRONOUNS = {"그거", "그것", "그건", "그게", "저거", "저것", "이거", "이것", "요거", "요것"}
+#: These point back only before the message names anything itself ("거기 주차 돼?"); after
+#: it, they may point at what it named ("'그 외 비용' 항목 있던데 거기엔 뭐가 포함돼?").
+_LEADING_PRONOUNS = {"거기", "걔", "얘", "그분", "그쪽"}
+#: What was told ("말씀하신 거", "추천해준 곳", "알려준 방법"): the previous answer's content,
+#: unless someone else is named as having told it ("친구가 추천해준 곳").
+_TOLD = {"말씀", "얘기", "이야기", "언급", "설명", "추천", "소개", "알리", "말하"}
 #: What "이 …" / "저 …" may point at besides the previous turn: the user's own document or
 #: situation ("이 계약서", "이 시간에"), so these stay open.
 _HERE_NOUNS = {
@@ -149,6 +156,12 @@ def references_previous_turn(text: str) -> bool:
             return True
         if tag == "NP" and form in _REF_PRONOUNS:
             return True
+        if tag == "NP" and form in _LEADING_PRONOUNS and not _names(morphs[:i]):
+            return True
+        if form in _TOLD and _told_before(morphs[:i], morphs[i + 1 : i + 5]):
+            return True
+        if form == "해당" and tag == "NNG" and nxt[1] == "NNG" and nxt[0] != "사항":
+            return True
         if form in ("이", "저") and tag == "MM" and nxt[1] == "NNG" and nxt[0] not in _HERE_NOUNS:
             return True
         if form in _ORDINAL_HEADS and _picks_item(form, morphs[i + 1 : i + 4]):
@@ -175,6 +188,23 @@ def references_previous_turn(text: str) -> bool:
             return True
         if form == "위" and tag == "NNG" and _opens(morphs[:i]) and nxt[0] in _ABOVE_OBJECTS:
             return True
+    return False
+
+
+def _names(morphs: Sequence[tuple[str, str]]) -> bool:
+    return any(t in ("NNG", "NNP", "SL") for _, t in morphs)
+
+
+def _told_before(before: Sequence[tuple[str, str]], after: Sequence[tuple[str, str]]) -> bool:
+    """A verb of telling made a past relative ("말씀하신", "추천해준", "얘기한") with no subject
+    of its own before it."""
+    if any(t == "JKS" for _, t in before):
+        return False
+    for form, tag in after:
+        if tag == "ETM":
+            return form in ("ᆫ", "은")
+        if tag not in ("XSV", "EP", "EC", "VX"):
+            return False
     return False
 
 

@@ -206,6 +206,12 @@ async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: 
         ("세 번째 거 좀 더 알려줘", True),
         ("첫번째꺼 가격은?", True),
         ("마지막 거로 할게", True),
+        ("거기 예약 따로 해야 돼?", True),
+        ("말씀하신 서류는 어디서 떼요?", True),
+        ("추천해준 곳 주차 돼?", True),
+        ("해당 조항 원문 보여줘", True),
+        ("친구가 추천해준 식당 어때?", False),  # someone else told it
+        ("'기타 비용'이라는 항목 있던데 거기엔 뭐가 들어가?", False),  # what the message named
         # "이/저" before the user's own document or the present moment: left to the bank.
         ("이 계약서에서 해지 조건은 뭐야?", False),
         ("이 시간에 여는 약국 있어?", False),
