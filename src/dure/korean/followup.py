@@ -1,17 +1,19 @@
 """Previous-turn reference: does answering a message need the previous turn's content?
 
-Rules first: reference words ("그", "그거", "이 조항", "저거", "두 번째 거", "방금", "아까", "그럼", "위에서", "더
-자세히", "왜?") read from Kiwi morphemes, not substrings, so "그림", "그룹" and "아까시나무" do not count; a
-message that names its own articles or is small talk does not lean on the previous turn; a bare
-topic with only a particle ("부산은?", "엔화는?", "광주도 알려줘"), a short condition ("8일째면?"), a pick from
-a list ("둘 중에 뭐가 싸?"), what is "above" ("위 내용 표로"), a request to make the answer again ("다시
-뽑아줘") and a request to redo the previous answer that names nothing else ("영어로", "3줄 요약ㄱㄱ", "더 쉽게
-설명해줘", "근거는?") do; thanks, then "그럼"/"근데" and a question of its own ("고마워! 근데 내일 부산 날씨는?") does
-not, nor does a new question announced ("딴 얘긴데 …", "저거 말고요, …", "그건 됐고 …", "이건 나중에 보고 …") that
-names its own subject; a request to make something into a format that names nothing to make it
-from ("메일로 써줘", "집주인한테 보낼 문자처럼 다듬어줘") leans on the previous answer; "맨 위에", "문 앞에" are places.
-Then the example bank (tier 2); only what it leaves open goes to the `fast` model (a bounded
-JSON judgement).
+Rules first: reference words ("그", "그거", "이 조항", "저거", "거기", "두 번째 거", "말씀하신 거",
+"해당 조항", "방금", "아까", "그럼", "위에서", "더 자세히", "왜?") read from Kiwi morphemes, not
+substrings, so "그림", "그룹" and "아까시나무" do not count; a message that names its own
+articles or is small talk does not lean on the previous turn; a bare topic with
+only a particle ("부산은?", "엔화는?", "광주도 알려줘"), a short condition ("8일째면?"), a pick
+from a list ("둘 중에 뭐가 싸?"), what is "above" ("위 내용 표로"), a request to make the
+answer again ("다시 뽑아줘") and a request to redo the previous answer that names
+nothing else ("영어로", "3줄 요약ㄱㄱ", "더 쉽게 설명해줘", "근거는?") do; thanks, then "그럼"/"근데"
+and a question of its own ("고마워! 근데 내일 부산 날씨는?") does not, nor does a new
+question announced ("딴 얘긴데 …", "저거 말고요, …", "그건 됐고 …", "이건 나중에 보고 …") that names
+its own subject; a request to make something into a format that names nothing to
+make it from ("메일로 써줘", "집주인한테 보낼 문자처럼 다듬어줘") leans on the previous answer; "맨
+위에", "문 앞에" are places. Then the example bank (tier 2); only what it leaves open
+goes to the `fast` model (a bounded JSON judgement).
 """
 
 from __future__ import annotations
