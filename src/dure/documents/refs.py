@@ -20,9 +20,11 @@ from dure.korean.numbers import (
 
 #: An article label anywhere in a sentence: 제5조, 제 5 조, 제5조의2, 제5조 의 2.
 _FORMAL = re.compile(r"제\s*(\d{1,4})\s*조(?:\s*의\s*(\d{1,2}))?")
-#: A bare "5조" / "5조의2" in a question; "5조 원" (five trillion won) is money, not an article.
+#: A bare "5조" / "5조의2" / "8조 2항" in a question; "5조 원" and "1조 2000억" (trillions of
+#: won) are money, not articles.
 _BARE = re.compile(
-    r"(?<![\d제,.])(\d{1,4})\s*조(?:\s*의\s*(\d{1,2}))?(?!\s*(?:원|달러|억|만|개|\d))"
+    r"(?<![\d제,.])(\d{1,4})\s*조(?:\s*의\s*(\d{1,2}))?"
+    r"(?!\s*(?:원|달러|억|만|개|\d+(?!\d)(?!\s*항)))"
 )
 #: "5번째 조항", "5번 조항", "5번째 조", "조항 5번".
 _ORDINAL = re.compile(r"(\d{1,4})\s*번(?:째)?\s*조(?:항)?|조항\s*(\d{1,4})\s*번")

@@ -22,6 +22,9 @@ from dure.documents import extract_article_refs, find_article_numbers
         ("하도급 조항이 뭐야?", []),
         ("매출이 1조 원을 넘으면?", []),
         ("3조원 규모 계약", []),
+        ("8조 2항에 따르면 언제까지야?", ["제8조"]),  # a paragraph counts as its article
+        ("21조 12항", ["제21조"]),
+        ("매출 1조 2000억 원", []),
         # Sino-Korean numerals and native ordinals, as people say them
         ("제십오조 보여줘", ["제15조"]),
         ("제 이십일 조는?", ["제21조"]),
