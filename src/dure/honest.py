@@ -83,6 +83,13 @@ def trigrams(text: str) -> set[str]:
     return {bare[i : i + 3] for i in range(len(bare) - 2)}
 
 
+def source_lead(sentence: str) -> str:
+    """The lead that names where `sentence` comes from ("제10조에 따르면"), or ""."""
+    lead = _LEAD.match(sentence)
+    text = lead.group(0).strip().rstrip(",").strip() if lead else ""
+    return text if re.search(r"제\s*\d+\s*조", text) else ""
+
+
 def echoes(sentence: str, question: set[str], sources: set[str]) -> bool:
     """Whether `sentence` only says the question (its trigrams `question`) again, with nothing
     from the `sources` trigrams; too short a sentence ("네, 가능합니다.") never does."""
@@ -109,6 +116,7 @@ class Gate:
     dropped: list[str] = field(default_factory=list)
     echoed: list[str] = field(default_factory=list)
     passed: bool = False
+    carried: str = ""
 
     @cached_property
     def _trigrams(self) -> tuple[set[str], set[str]]:
@@ -122,9 +130,14 @@ class Gate:
             return ""
         if self.question and echoes(sentence, *self._trigrams):
             self.echoed.append(sentence.strip())
+            # Where it said it came from ("제10조에 따르면") goes on to the next sentence shown.
+            self.carried = self.carried or source_lead(sentence)
             return ""
         if not self.passed:  # what follows a left-out opening starts the answer
             sentence = sentence.lstrip()
+        if self.carried and not source_lead(sentence):
+            sentence = re.sub(r"^(\s*)", rf"\g<1>{self.carried} ", sentence, count=1)
+        self.carried = ""
         self.passed = self.passed or bool(sentence)
         emit(Token(content=sentence))
         return sentence

@@ -151,3 +151,12 @@ def test_an_answer_that_says_the_question_again_is_not_shown(make_harness):
     assert answer == "".join(e.content for e in events if e.type == "token")
     notes = [e.content for e in events if isinstance(e, Thinking)]
     assert any("질문을 되풀이한 문장 1개" in n for n in notes)
+
+
+def test_the_article_a_left_out_echo_named_goes_on_to_the_next_sentence(make_harness):
+    reply = "제5조에 따르면 납품 늦으면 돈 물어야 돼? 지체일수 1일당 계약금액의 1천분의 1입니다."
+    h = make_harness({"respond": [reply]})
+    events = h.turn("제5조 보면 납품 늦으면 돈 물어야 돼?")
+    answer = events[-1].content
+    assert answer.startswith("제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다.")
+    assert answer == "".join(e.content for e in events if e.type == "token")
