@@ -3,9 +3,10 @@
 Contract questions (blind: `benchmarks/data/answers/contract_questions.jsonl`, written without
 sight of the code; blind2: `benchmarks/data/answers2/`, a second such writer, frozen later;
 blind3: `benchmarks/data/answers3/`, a third, over two contracts of its own; dev: the team's
-`benchmarks/data/latency/contract_dev.jsonl` questions that carry keywords) run on the contract agent; tool-failure requests (blind:
-`benchmarks/data/answers/tool_failures.jsonl`; dev: `DEV_FAILURES` below) on the assistant and
-plan-then-execute agents with no keys and no network. Per set:
+`benchmarks/data/latency/contract_dev.jsonl` questions that carry keywords) run on the contract
+agent; tool-failure requests (blind: `benchmarks/data/answers/tool_failures.jsonl`; dev:
+`DEV_FAILURES` below) on the assistant and plan-then-execute agents with no keys and no network.
+Per set:
 
 - keyword coverage: gold keywords (any listed form) present in the answer;
 - citation rate: every gold article cited (out-of-scope: refused without a tool);
@@ -16,7 +17,8 @@ plan-then-execute agents with no keys and no network. Per set:
 
 `DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`, `blind2`, `blind3`) one set; the sets not run keep their last numbers in the results file.
+(or `blind`, `blind2`, `blind3`) one set; the sets not run keep their last numbers in the results
+file.
 """
 
 from __future__ import annotations
@@ -198,10 +200,6 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
         for name, cases in sets.items():
             if not _wanted(name):
                 continue
-            # A set that brings its own contracts keeps them beside its questions.
-            contracts = (
-                path.parent / "contracts" if (path.parent / "contracts").is_dir() else CONTRACTS
-            )
             rows = []
             for q in _limit(cases):
                 ctx = AgentContext(settings, models, InMemorySaver(), {})
