@@ -136,7 +136,8 @@ class Gate:
         if not self.passed:  # what follows a left-out opening starts the answer
             sentence = sentence.lstrip()
         if self.carried and not source_lead(sentence):
-            sentence = re.sub(r"^(\s*)", rf"\g<1>{self.carried} ", sentence, count=1)
+            body = sentence.lstrip()
+            sentence = f"{sentence[: len(sentence) - len(body)]}{self.carried} {body}"
         self.carried = ""
         self.passed = self.passed or bool(sentence)
         emit(Token(content=sentence))
