@@ -19,7 +19,7 @@ from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
-from dure.korean.followup import references_previous_turn
+from dure.korean.pointing import references_previous_turn
 from dure.korean.smalltalk import is_smalltalk
 from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, agenerate_structured
