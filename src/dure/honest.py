@@ -115,8 +115,9 @@ class Gate:
     clock: str = ""
     dropped: list[str] = field(default_factory=list)
     echoed: list[str] = field(default_factory=list)
-    passed: bool = False
-    carried: str = ""
+    #: Bookkeeping while an answer streams: a sentence was shown; a left-out echo's lead.
+    passed: bool = field(default=False, init=False)
+    carried: str = field(default="", init=False)
 
     @cached_property
     def _trigrams(self) -> tuple[set[str], set[str]]:

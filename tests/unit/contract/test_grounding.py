@@ -142,21 +142,26 @@ def test_a_sentence_that_only_says_the_question_again_is_an_echo(sentence: str, 
     assert echoes(sentence, question, sources) is echo
 
 
-def test_an_answer_that_says_the_question_again_is_not_shown(make_harness):
-    reply = "제5조에 따르면 납품 늦으면 돈 물어야 돼? 제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다."
-    h = make_harness({"respond": [reply]})
+@pytest.mark.parametrize(
+    ("after", "shown"),
+    [
+        # The next sentence names its article itself.
+        (
+            "제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다.",
+            "제5조에 따르면 지체일수 1일당",
+        ),
+        # It does not: the article the left-out echo named goes on to it.
+        (
+            "지체일수 1일당 계약금액의 1천분의 1입니다.",
+            "제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다.",
+        ),
+    ],
+)
+def test_an_answer_that_says_the_question_again_is_not_shown(make_harness, after, shown):
+    h = make_harness({"respond": [f"제5조에 따르면 납품 늦으면 돈 물어야 돼? {after}"]})
     events = h.turn("제5조 보면 납품 늦으면 돈 물어야 돼?")
     answer = events[-1].content
-    assert answer.startswith("제5조에 따르면 지체일수 1일당")
+    assert answer.startswith(shown)
     assert answer == "".join(e.content for e in events if e.type == "token")
     notes = [e.content for e in events if isinstance(e, Thinking)]
     assert any("질문을 되풀이한 문장 1개" in n for n in notes)
-
-
-def test_the_article_a_left_out_echo_named_goes_on_to_the_next_sentence(make_harness):
-    reply = "제5조에 따르면 납품 늦으면 돈 물어야 돼? 지체일수 1일당 계약금액의 1천분의 1입니다."
-    h = make_harness({"respond": [reply]})
-    events = h.turn("제5조 보면 납품 늦으면 돈 물어야 돼?")
-    answer = events[-1].content
-    assert answer.startswith("제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다.")
-    assert answer == "".join(e.content for e in events if e.type == "token")
