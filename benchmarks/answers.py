@@ -2,7 +2,8 @@
 
 Contract questions (blind: `benchmarks/data/answers/contract_questions.jsonl`, written without
 sight of the code; blind2: `benchmarks/data/answers2/`, a second such writer, frozen later;
-blind3: `benchmarks/data/answers3/`, a third, over two contracts of its own; dev: the team's
+blind3: `benchmarks/data/answers3/`, a third, over two contracts of its own; blind4:
+`benchmarks/data/answers4/`, a fourth, over the example contracts again; dev: the team's
 `benchmarks/data/latency/contract_dev.jsonl` questions that carry keywords) run on the contract
 agent; tool-failure requests (blind: `benchmarks/data/answers/tool_failures.jsonl`; dev:
 `DEV_FAILURES` below) on the assistant and plan-then-execute agents with no keys and no network.
@@ -17,7 +18,7 @@ Per set:
 
 `DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`, `blind2`, `blind3`) one set; the sets not run keep their last numbers in the results
+(or `blind`, `blind2`, `blind3`, `blind4`) one set; the sets not run keep their last numbers in the results
 file.
 """
 
@@ -46,6 +47,7 @@ CONTRACT_SETS = {
     "blind": DATA / "answers" / "contract_questions.jsonl",
     "blind2": DATA / "answers2" / "contract_questions.jsonl",  # a second writer, frozen later
     "blind3": DATA / "answers3" / "contract_questions.jsonl",  # a third, over its own contracts
+    "blind4": DATA / "answers4" / "contract_questions.jsonl",  # a fourth, the example contracts
 }
 DEV_FAILURES = [
     {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},

@@ -11,7 +11,8 @@ later by another such writer, and `benchmarks/data/blind3/`, a third (three new 
 colloquial, by title, by number in every form, multi-article), frozen before the search work
 that followed it, and `benchmarks/data/blind4/`, a fourth (three more contracts, 100 of its 150
 questions colloquial), frozen after that work, and `benchmarks/data/blind5/`, a fifth of the
-same shape (fitness/PT, interior works, franchise), frozen after the blind4 work. Contract and document questions are searched within their document.
+same shape (fitness/PT, interior works, franchise), frozen after the blind4 work, and
+`benchmarks/data/blind6/`, a sixth (moving service, childcare, SaaS subscription). Contract and document questions are searched within their document.
 
 For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
 legal-term thesaurus (never applied to statutes: `dure.retrieval.statutes`), plain RRF
@@ -47,6 +48,7 @@ BLIND2 = ROOT / "benchmarks" / "data" / "blind2"  # a second contract set, writt
 BLIND3 = ROOT / "benchmarks" / "data" / "blind3"  # a third, with every by-number form
 BLIND4 = ROOT / "benchmarks" / "data" / "blind4"  # a fourth, two thirds colloquial
 BLIND5 = ROOT / "benchmarks" / "data" / "blind5"  # a fifth, likewise
+BLIND6 = ROOT / "benchmarks" / "data" / "blind6"  # a sixth, likewise
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
 STATUTE_DEV = ROOT / "benchmarks" / "data" / "statute_dev"  # 형법 excerpt, our own questions
@@ -93,6 +95,9 @@ SETS: dict[str, QuestionSet] = {
     ),
     "blind5_contracts": QuestionSet(
         BLIND5 / "questions.jsonl", _files(BLIND5 / "contracts", "contract")
+    ),
+    "blind6_contracts": QuestionSet(
+        BLIND6 / "questions.jsonl", _files(BLIND6 / "contracts", "contract")
     ),
     "blind_statutes": _laid_out(BLIND, "statute", "contract", within_document=False),
 }

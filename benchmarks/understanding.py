@@ -11,8 +11,7 @@ models (the default local model where the LLM tier is reached).
 
 Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README),
 `benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later, no slots),
-`understanding3/`, `understanding4/` and `understanding5/` (previous-turn only, three more
-writers) and dev sets in
+`understanding3/` to `understanding6/` (previous-turn only, four more writers) and dev sets in
 `tests/data/understanding/` when present.
 """
 
@@ -39,6 +38,7 @@ BLIND2 = ROOT / "benchmarks" / "data" / "understanding2"
 BLIND3 = ROOT / "benchmarks" / "data" / "understanding3"  # previous-turn only
 BLIND4 = ROOT / "benchmarks" / "data" / "understanding4"  # previous-turn only
 BLIND5 = ROOT / "benchmarks" / "data" / "understanding5"  # previous-turn only
+BLIND6 = ROOT / "benchmarks" / "data" / "understanding6"  # previous-turn only
 DEV = ROOT / "tests" / "data" / "understanding"
 
 
@@ -107,7 +107,7 @@ def run() -> dict[str, Any]:
         if chosen and name not in chosen:
             continue
         sets = (("dev", DEV), ("blind", BLIND), ("blind2", BLIND2), ("blind3", BLIND3))
-        for label, folder in (*sets, ("blind4", BLIND4), ("blind5", BLIND5)):
+        for label, folder in (*sets, ("blind4", BLIND4), ("blind5", BLIND5), ("blind6", BLIND6)):
             cases = _load(folder / file)
             if not cases:
                 continue

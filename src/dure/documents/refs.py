@@ -43,6 +43,12 @@ _SINO_BARE = re.compile(
     rf"(?<![가-힣\d])((?=[{_DIGITS}백십]*[백십])[{_DIGITS}백십]{{2,}}|십)\s*조{_SINO_SUB}{_AFTER_JO}"
     r"(?!\s*(?:원|달러|억|만|개|규모|어치))"
 )
+#: One syllable alone as the whole question ("오조", "칠조는?", "삼조 보여줘"): 삼 to 팔 only, since
+#: "일조" (sunlight), "이 조" (this article) and "구조" (structure) are words of their own.
+_SINO_ALONE = re.compile(
+    r"^\s*([삼사오육칠팔])\s*조(?:항)?\s*(?:[은는이가을를도]|에서|에)?"
+    r"(?:\s*(?:내용|원문|좀|뭐|뭔데|뭐야|뭐임|뭐예요|알려|보여|설명|읽어|말해|나와|나오|적혀|써|어떻게)\S*)*\s*[?？!.~]*\s*$"
+)
 #: Native ordinals: 열다섯 번째 조항, 스물한 번째 조, 첫째 조항.
 _NATIVE_ORDINAL = re.compile(rf"({alternation(NATIVE_ORDINALS)})\s*(?:번\s*째|째)\s*조(?:항)?")
 
@@ -73,7 +79,8 @@ def format_article_no(number: int, sub: int | None = None) -> str:
 def find_article_numbers(text: str) -> list[ArticleNumber]:
     """Every article number a user or a contract mentions, in order of appearance, unique.
 
-    Reads the formal form (제5조, 제 5 조, 제5조의2), Sino-Korean numerals (제십오조, 십사조), the bare
+    Reads the formal form (제5조, 제 5 조, 제5조의2), Sino-Korean numerals (제십오조, 십사조, and
+    "오조" when it is the whole question), the bare
     form (5조, 5조의2, but not "5조 원"), and ordinals (5번째 조항, 5번 조항, 열다섯 번째 조항).
     """
     found: list[tuple[int, ArticleNumber]] = []
@@ -89,9 +96,13 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
         add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
     for m in _ORDINAL.finditer(text):
         add(m, int(m.group(1) or m.group(2)), None)
-    for m in [*_SINO_FORMAL.finditer(text), *_SINO_BARE.finditer(text)]:
+    for m in [
+        *_SINO_FORMAL.finditer(text),
+        *_SINO_BARE.finditer(text),
+        *_SINO_ALONE.finditer(text),
+    ]:
         number = sino_korean_number(m.group(1))
-        sub = m.group(2)
+        sub = m.group(2) if m.re.groups > 1 else None
         if number is not None:
             add(m, number, int(sub) if sub and sub.isdigit() else sino_korean_number(sub or ""))
     for m in _NATIVE_ORDINAL.finditer(text):

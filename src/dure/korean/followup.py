@@ -1,8 +1,8 @@
 """Previous-turn reference: does answering a message need the previous turn's content?
 
 Rules first (the words themselves: `dure.korean.pointing`): reference words
-("그", "그거", "이 조항", "저거", "거기", "두 번째 거", "말씀하신 거", "해당 조항", "방금", "아까", "그럼",
-"위에서", "더 자세히", "왜?") read from Kiwi morphemes, not substrings, so "그림", "그룹"
+("그", "그거", "이 조항", "저거", "거기", "두 번째 거", "말씀하신 거", "해당 조항", "후자", "방금", "아까",
+"그럼", "위에서", "더 자세히", "왜?", "확실해?", "어디서 나온 내용이야?") read from Kiwi morphemes, not substrings, so "그림", "그룹"
 and "아까시나무" do not count; a message that names its own articles or is small talk
 does not lean on the previous turn; a bare topic with only a particle ("부산은?",
 "엔화는?", "광주도 알려줘"), a short condition ("8일째면?"), a pick from a list ("둘 중에 뭐가
@@ -64,6 +64,11 @@ from dure.llm import ModelSet, agenerate_structured
 #: an answer rests on ("출처 링크 있어?", "어떤 법에 나와 있어?"): blind3 0.944 → 0.950, the rest
 #: unchanged. "거기"/"걔"/"그분" before anything named, what was told ("말씀하신 거", "추천해준
 #: 곳") and "해당 조항": blind5 0.887, the rest unchanged (after "거기" anywhere cost blind one).
+#: With blind4 and blind5 read as dev sets (their errors read), an opening "그"/"저" that Kiwi
+#: tags as an interjection before a noun, "후자"/"전자는", and an opening doubt or source question
+#: ("확실해?", "최신 정보 맞아?", "어디서 본 정보야?", "왜 안 돼?"): blind4 0.893 → 0.933, blind5
+#: 0.887 → 0.906, dev, blind, blind2, blind3 unchanged; blind6 (frozen before, first run 0.8875)
+#: unchanged at 0.8875.
 FOLLOWUP_TIER2 = Tier2("followup", "refers_to_previous", l2=1e-3, morphemes=0.5)
 
 #: Thanks (laughter alone is not), then "그럼" / "근데" and a question: the thanks closed the previous turn,

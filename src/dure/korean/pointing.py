@@ -97,12 +97,18 @@ def references_previous_turn(text: str) -> bool:
     Works on morphemes: "그" must be a determiner (MM), "아까" an adverb or noun of its own,
     so words that merely contain these syllables ("그림", "그룹", "아까시나무") do not count.
     """
-    if _WHY_ONLY.match(text):
+    if _WHY_ONLY.match(text) or _questions_answer(text):
         return True
     morphs = morphemes(text)
     for i, (form, tag) in enumerate(morphs):
         nxt = morphs[i + 1] if i + 1 < len(morphs) else ("", "")
         if form == "그" and tag == "MM" and nxt[0] not in _OTHER:  # not "그 외", "그 밖의"
+            return True
+        # Opening a message, Kiwi reads "그"/"저" before a noun as an interjection: "그 위반금 …".
+        if form in ("그", "저") and tag == "IC" and i == 0 and nxt[1] == "NNG":
+            if nxt[0] not in _HERE_NOUNS:
+                return True
+        if form == "후자" or (form == "전자" and i == 0 and nxt[1] in ("JX", "JKS")):
             return True
         if tag == "NP" and form in _REF_PRONOUNS:
             return True
@@ -139,6 +145,31 @@ def references_previous_turn(text: str) -> bool:
         if form == "위" and tag == "NNG" and _opens(morphs[:i]) and nxt[0] in _ABOVE_OBJECTS:
             return True
     return False
+
+
+#: A first sentence made only of these asks whether the previous answer holds ("확실해?",
+#: "진짜야?", "최신 정보 맞아?", "계산 맞아?", "왜 안 돼?").
+_DOUBT = {"확실", "확실하", "진짜", "정말", "정확", "정확하", "사실", "맞", "틀리", "거", "것"}
+_DOUBT |= {"최신", "정보", "계산", "말"}
+_WHY_NOT = {"왜", "안", "못", "되", "그렇", "그러", "그런", "거", "것"}
+_FIRST_SENTENCE = re.compile(r"^[^?？!.]*[?？]")
+#: "어디서 나온 내용이야?", "어디서 본 정보예요?": where the previous answer came from.
+_WHENCE = re.compile(
+    r"어디(?:서|에서)\s*(?:본|나온|찾은|가져온)\s*(?:정보|내용|말|얘기|거|건|자료)"
+)
+
+
+def _questions_answer(text: str) -> bool:
+    """The message opens by doubting or asking the source of the previous answer."""
+    if _WHENCE.search(text):
+        return True
+    first = _FIRST_SENTENCE.match(text.strip())
+    if first is None:
+        return False
+    content = [f for f, t in morphemes(first.group()) if t.startswith(_CONTENT)]
+    if not content:
+        return False
+    return all(w in _DOUBT for w in content) or ("왜" in content and set(content) <= _WHY_NOT)
 
 
 def _names(morphs: Sequence[tuple[str, str]]) -> bool:

@@ -35,6 +35,9 @@ from dure.documents import extract_article_refs, find_article_numbers
         ("구십구조랑 백조", ["제99조"]),
         ("백삼조의2 보여줘", ["제103조의2"]),
         ("열다섯 번째 조항 내용", ["제15조"]),
+        ("오조", ["제5조"]),  # one syllable, when it is the whole question
+        ("칠조는?", ["제7조"]),
+        ("팔조에 뭐라고 나와?", ["제8조"]),
         ("다섯번째 조항 뭐야", ["제5조"]),
         ("스물한 번째 조", ["제21조"]),
         ("첫째 조항", ["제1조"]),
@@ -50,6 +53,9 @@ from dure.documents import extract_article_refs, find_article_numbers
         ("구조가 어떻게 돼?", []),
         ("사조 조항 말고", []),
         ("백조 그림", []),
+        ("오조 원이면 얼마야", []),
+        ("예술 사조 알려줘", []),
+        ("일조량 좋은 집", []),
     ],
 )
 def test_extract_article_refs(question: str, refs: list[str]) -> None:

@@ -233,3 +233,27 @@ def test_a_demonstrative_or_an_ordinal_pick_points_back(message: str, points: bo
 )
 def test_a_question_about_the_answers_basis_leans_on_it(message: str, leans: bool) -> None:
     assert leans_on_previous_turn(message) is leans
+
+
+@pytest.mark.parametrize(
+    ("message", "points"),
+    [
+        ("그 수수료 환불은 안 돼?", True),  # Kiwi reads an opening "그" as an interjection
+        ("저 할인율은 회원만 돼?", True),
+        ("후자가 더 싸?", True),
+        ("전자는 배송 며칠 걸려?", True),
+        ("확실해? 약관에 그렇게 써 있어?", True),
+        ("정확한 거 맞아요?", True),
+        ("계산 맞아?", True),
+        ("어디서 나온 내용이에요?", True),
+        ("왜 안 돼요?? 작년엔 됐는데", True),
+        ("맞다! 모레 광주 날씨는?", False),  # "oh right", not doubt
+        ("왜 하늘은 파래?", False),  # a why-question of its own
+        ("진짜 궁금한데 블랙홀은 뭐야?", False),
+        ("전자계약도 효력 있어?", False),  # 전자: electronic
+        ("저 내일 출근해요", False),
+        ("어디서 봤는데 커피가 몸에 좋대", False),  # the user saw it somewhere
+    ],
+)
+def test_a_doubt_or_a_demonstrative_at_the_start_points_back(message: str, points: bool) -> None:
+    assert references_previous_turn(message) is points
