@@ -165,3 +165,26 @@ def test_an_answer_that_says_the_question_again_is_not_shown(make_harness, after
     assert answer == "".join(e.content for e in events if e.type == "token")
     notes = [e.content for e in events if isinstance(e, Thinking)]
     assert any("질문을 되풀이한 문장 1개" in n for n in notes)
+
+
+def _article(no: str, text: str) -> dict[str, Any]:
+    return {"doc": "계약서", "kind": "contract", "article_no": no, "text": text}
+
+
+def test_with_no_focus_the_answer_sees_the_searchs_top_two_and_what_other_tools_read() -> None:
+    texts = {no: f"{no} 본문 {i}" for i, no in enumerate(["제5조", "제3조", "제9조", "제2조"])}
+    search = {
+        "tool": "hybrid_search",
+        "ok": True,
+        "content": "",
+        "articles": [_article(no, t) for no, t in texts.items()],
+        "sources": [
+            {"kind": "contract", "article_no": no, "score": 3.0 - i} for i, no in enumerate(texts)
+        ],
+    }
+    read = {"tool": "get_article", "ok": True, "content": "", "articles": [_article("제2조", "")]}
+    state: ContractState = {"user_message": "돈 언제 줘?", "collected_info": [search, read]}
+    context = answer_context(state)
+    assert texts["제5조"] in context and texts["제3조"] in context
+    assert texts["제9조"] not in context  # the search's third hit, read by nothing else
+    assert texts["제2조"] in context  # another tool read it too

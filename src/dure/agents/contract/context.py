@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
 
 from dure.agents.contract import prompts
+from dure.agents.contract.rules import first_search, first_search_call
 from dure.agents.contract.state import ContractState
 from dure.agents.contract.tools import table_of_contents
 from dure.documents.contract import Contract
@@ -91,14 +92,34 @@ def _section(template: str, articles: list[dict[str, Any]], budget: int) -> tupl
     ), budget - len(body)
 
 
+#: Hits of the question's own search kept in view when no rule focused the answer: with all of
+#: them beside what the rounds read, the small model often cited the wrong one.
+SEARCH_FOCUS = 2
+
+
+def _in_view(collected: list[dict[str, Any]], focus: set[str]) -> list[dict[str, Any]]:
+    """The user's contract articles the answer sees: the focus articles when a rule settled the
+    search; else everything collected but the question's own search's hits past the first
+    `SEARCH_FOCUS` (unless another tool read them too)."""
+    articles = collected_articles(collected, "contract")
+    focused = [a for a in articles if a.get("article_no") in focus]
+    if focused:
+        return focused
+    searched = first_search(collected)
+    first = first_search_call(collected)
+    others = collected_articles([i for i in collected if i is not first], "contract")
+    kept = {a.get("article_no") for a in others}
+    beyond = {s["article_no"] for s in searched[SEARCH_FOCUS:]} - kept
+    return [a for a in articles if a.get("article_no") not in beyond] or articles
+
+
 def answer_context(state: ContractState) -> str:
     """The respond prompt's context: user's contract (only the focus articles when a rule
-    settled the search), standard contract, notes, previous turn."""
+    settled the search, else without the search's weaker hits), standard contract, notes,
+    previous turn."""
     collected = state.get("collected_info", [])
     by_kind = {kind: collected_articles(collected, kind) for kind in ("contract", "standard")}
-    focus = set(state.get("focus_articles") or [])
-    focused = [a for a in by_kind["contract"] if a.get("article_no") in focus]
-    by_kind["contract"] = focused or by_kind["contract"]
+    by_kind["contract"] = _in_view(collected, set(state.get("focus_articles") or []))
     # Each document kind present gets its share, so a long contract never crowds out the
     # standard contract it is being compared with.
     share = CONTEXT_BUDGET // max(1, sum(1 for a in by_kind.values() if a))

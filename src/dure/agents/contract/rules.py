@@ -166,19 +166,25 @@ def rule_sufficiency(
     return f"질문이 지정한 조항({', '.join(requested)})을 모두 조회했습니다."
 
 
+def first_search_call(collected_info: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What the first hybrid search of the user's contract collected, if one succeeded."""
+    return next((i for i in collected_info if i.get("tool") == HYBRID_SEARCH and i.get("ok")), None)
+
+
+def first_search(collected_info: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The contract articles of the first hybrid search of the user's contract, best first."""
+    info = first_search_call(collected_info) or {"sources": []}
+    return [s for s in info.get("sources", []) if s.get("kind") == "contract" and s.get("score")]
+
+
 def clear_top_hit(collected_info: list[dict[str, Any]], margin: float | None) -> str | None:
     """The article that settled the question, or None: a hybrid search of the user's contract
     ranked it ahead of the next by at least `margin` (z-score fusion units; None turns the rule
     off)."""
-    if margin is None:
+    ranked = first_search(collected_info)
+    if margin is None or len(ranked) < 2 or ranked[0]["score"] - ranked[1]["score"] < margin:
         return None
-    for info in collected_info:
-        if info.get("tool") != HYBRID_SEARCH or not info.get("ok"):
-            continue
-        ranked = [s for s in info["sources"] if s.get("kind") == "contract" and s.get("score")]
-        if len(ranked) >= 2 and ranked[0]["score"] - ranked[1]["score"] >= margin:
-            return str(ranked[0]["article_no"])
-    return None
+    return str(ranked[0]["article_no"])
 
 
 def retrieved_sources(collected_info: list[dict[str, Any]]) -> list[Source]:
