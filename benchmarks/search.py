@@ -17,7 +17,9 @@ same shape (fitness/PT, interior works, franchise), frozen after the blind4 work
 For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
 legal-term thesaurus (never applied to statutes: `dure.retrieval.statutes`), plain RRF
 (1:1, k = 60), a grid of fusions (`benchmarks/_fusion.py`) and Dure's search as shipped
-(`Collection.search`: settings' fusion + the article-number parser). The fusion shipped in
+(`Collection.search`: settings' fusion + the article-number parser), and Dure's search with
+the query adapter off (`dure_no_adapter`; the lists above are as search builds them, so their
+dense lists over contracts carry the adapter). The fusion shipped in
 `SearchSettings` is the grid's best on the pooled dev sets (hit@1, then MRR); the blind sets
 are measured after that choice and report the issue's rule: above the best single list on
 the pooled blind sets and within one question of it on every blind set.
@@ -153,12 +155,22 @@ def _evaluate_set(
         "dense_e5+thesaurus": lambda q: ranked(lists(q, True).dense_ids),
         **{c.name: (lambda q, c=c: ranked(fuse(c, lists(q, c.thesaurus)))) for c in candidates},
         "dure": lambda q: col.search(q["query"], 10, doc_id=scope(q)),
+        "dure_no_adapter": lambda q: _without_adapter(col, q["query"], scope(q)),
     }
     doc_ids = None if within else ids
     results = {m: evaluate(questions, fn, doc_ids) for m, fn in methods.items()}
     results["_info"] = {"questions": len(questions), "records": col.store.count()}
     col.close()
     return results
+
+
+def _without_adapter(col: Collection, query: str, doc_id: str | None) -> list[Any]:
+    """Dure's search with the query adapter switched off (what it adds, in the same run)."""
+    col.settings.search.query_adapter = False
+    try:
+        return col.search(query, 10, doc_id=doc_id)
+    finally:
+        col.settings.search.query_adapter = True
 
 
 def quality(tmp: Path, emb: Embedder) -> dict[str, Any]:
@@ -291,6 +303,7 @@ def _print(r: dict[str, Any]) -> None:
         "dense_e5+thesaurus",
         "rrf_1:1_k60",
         choice["best"],
+        "dure_no_adapter",
         "dure",
     ]
     print(f"\nbenchmarks/search.py — 한국어 검색 ({r['embedder']})")

@@ -27,6 +27,7 @@ from dure.documents import (
 )
 from dure.embeddings import Embedder
 from dure.errors import DureError
+from dure.retrieval.adapter import query_adapter
 from dure.retrieval.fusion import fuse
 from dure.retrieval.paragraphs import embed_records, paragraph_list
 from dure.retrieval.records import build_records
@@ -349,11 +350,12 @@ class Collection:
         """The lists fusion starts from: `keyword` (Kiwi BM25) and/or `dense` (cosine), each
         (record id, score) best first, `depth` long, and in hybrid mode `paragraph` (the dense
         list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus`
-        defaults to the setting; it never applies when every document searched is a statute
-        (`dure.retrieval.statutes`)."""
-        use_thesaurus = (
+        defaults to the setting; neither it nor the query adapter (`dure.retrieval.adapter`)
+        applies when every document searched is a statute (`dure.retrieval.statutes`)."""
+        contracts = not only_statutes(self.store, kind, doc_id, self._statutes)
+        use_thesaurus = contracts and (
             self.settings.search.thesaurus if thesaurus is None else thesaurus
-        ) and not only_statutes(self.store, kind, doc_id, self._statutes)
+        )
         content, forms = analyse(query)
         # Everyday words → legal terms, added to both lists when the thesaurus is on.
         extra = expand_query(query, forms) if use_thesaurus else []
@@ -363,6 +365,9 @@ class Collection:
         if mode in ("hybrid", "dense"):
             assert self.embedder is not None
             vector = self.embedder.embed_query(" ".join([query, *extra]))
+            adapter = query_adapter(self.embedder.name) if contracts else None
+            if adapter is not None and self.settings.search.query_adapter:
+                vector = adapter(vector)
             lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)
             if mode == "hybrid" and self.settings.search.paragraph_weight > 0:
                 found = self.store.records([rid for rid, _ in lists["dense"]])
