@@ -352,8 +352,8 @@ class Collection:
         list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus`
         defaults to the setting; neither it nor the query adapter (`dure.retrieval.adapter`)
         applies when every document searched is a statute (`dure.retrieval.statutes`)."""
-        contracts = not only_statutes(self.store, kind, doc_id, self._statutes)
-        use_thesaurus = contracts and (
+        statutes = only_statutes(self.store, kind, doc_id, self._statutes)
+        use_thesaurus = not statutes and (
             self.settings.search.thesaurus if thesaurus is None else thesaurus
         )
         content, forms = analyse(query)
@@ -365,7 +365,7 @@ class Collection:
         if mode in ("hybrid", "dense"):
             assert self.embedder is not None
             vector = self.embedder.embed_query(" ".join([query, *extra]))
-            adapter = query_adapter(self.embedder.name) if contracts else None
+            adapter = None if statutes else query_adapter(self.embedder.name)
             if adapter is not None and self.settings.search.query_adapter:
                 vector = adapter(vector)
             lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)
