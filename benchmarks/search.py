@@ -166,11 +166,12 @@ def _evaluate_set(
 
 def _without_adapter(col: Collection, query: str, doc_id: str | None) -> list[Any]:
     """Dure's search with the query adapter switched off (what it adds, in the same run)."""
+    shipped = col.settings.search.query_adapter
     col.settings.search.query_adapter = False
     try:
         return col.search(query, 10, doc_id=doc_id)
     finally:
-        col.settings.search.query_adapter = True
+        col.settings.search.query_adapter = shipped
 
 
 def quality(tmp: Path, emb: Embedder) -> dict[str, Any]:

@@ -34,12 +34,9 @@ LAMBDA, TAU, STEPS, LR = 0.01, 0.05, 200, 1e-3
 def _examples() -> tuple[np.ndarray, list[np.ndarray], np.ndarray, list[str]]:
     """Per question: its vector, its contract's article vectors, the gold index, its writer."""
     emb = get_embedder(get_settings())
+    scratch = tempfile.TemporaryDirectory(prefix="dure-adapter-")
     col = open_collection(
-        "adapter",
-        Settings(data_dir=Path(tempfile.mkdtemp())),
-        store="memory",
-        dense=True,
-        embedder=emb,
+        "adapter", Settings(data_dir=Path(scratch.name)), store="memory", dense=True, embedder=emb
     )
     queries, articles, gold, writers = [], [], [], []
     for folder in sorted(p for p in DATA.iterdir() if p.is_dir()):
@@ -52,6 +49,7 @@ def _examples() -> tuple[np.ndarray, list[np.ndarray], np.ndarray, list[str]]:
         for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines():
             q = json.loads(line)
             numbers, vectors = contracts[q["doc"]]
+            # The text Collection.ranked_lists embeds for the dense list over a contract.
             _, forms = analyse(q["query"])
             text = " ".join([q["query"], *expand_query(q["query"], forms)])
             queries.append(emb.embed_query(text))
@@ -59,6 +57,7 @@ def _examples() -> tuple[np.ndarray, list[np.ndarray], np.ndarray, list[str]]:
             gold.append(numbers.index(q["gold"][0]))
             writers.append(folder.name)
     col.close()
+    scratch.cleanup()
     return np.array(queries), articles, np.array(gold), writers
 
 
