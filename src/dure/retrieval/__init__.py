@@ -113,11 +113,7 @@ def open_collection(
     elif backend == "faiss":
         from dure.retrieval.stores.faiss_store import FaissStore
 
-        st = FaissStore(
-            collections_dir(settings) / name,
-            threads=settings.search.embedding_threads,
-            dense=dense,
-        )
+        st = FaissStore(collections_dir(settings) / name, dense=dense)
         use_dense = st.dense
     else:
         from dure.retrieval.stores.pgvector_store import PgVectorStore

@@ -8,7 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dure.embeddings import CachedEmbedder, E5Embedder, embed_passages, get_embedder
+from dure.embeddings import (
+    CachedEmbedder,
+    E5Embedder,
+    _omp_threads,
+    embed_passages,
+    get_embedder,
+)
 from dure.retrieval import open_collection
 from dure.retrieval.paragraphs import paragraphs
 from dure.settings import Settings
@@ -90,6 +96,18 @@ def test_e5_is_one_model_per_process_and_leaves_the_environment_alone(tmp_path: 
     assert os.environ.get("OMP_NUM_THREADS") == before  # llama.cpp and FAISS keep their own
     assert a.embed_query("").shape == (384,)  # an empty text still embeds
     assert a.embed_documents(["계약\ud800서"]).shape == (1, 384)  # a lone surrogate too
+
+
+def test_e5_threads_are_sized_and_passive_only_while_its_runtime_loads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with _omp_threads(2):
+        assert os.environ["OMP_NUM_THREADS"] == "2"
+        assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert os.environ["OMP_NUM_THREADS"] == "7"
+    assert "OMP_WAIT_POLICY" not in os.environ
 
 
 def test_an_openai_embedder_that_cannot_connect_says_so(tmp_path: Path) -> None:
