@@ -316,9 +316,9 @@ async def test_a_contract_thread_takes_its_document_with_its_first_run(server) -
         tid, "contract", input=ask, context={"contract": uploaded.json()["id"]}
     )
     assert [s["article_no"] for s in values["sources"]] == ["제5조"]
-    # The scripted reply gives none of the named article's figures: they are quoted after it.
+    # The scripted reply gives none of the named article's words: they are quoted after it.
     answer = values["messages"][-1]["content"]
-    assert answer.startswith(REPLY) and "조항 원문 — 제5조: “1. 선급금" in answer
+    assert answer.startswith(f"{REPLY}\n\n조항 원문 — 제5조: “") and "제5조: “1. 선급금" in answer
     with pytest.raises(httpx.HTTPStatusError) as other:  # the thread is the contract agent's
         await c.runs.wait(tid, "assistant", input=HELLO)
     assert other.value.response.status_code == 409

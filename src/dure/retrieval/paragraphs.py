@@ -18,23 +18,29 @@ import numpy as np
 from dure.embeddings import CachedEmbedder, Embedder, embed_passages
 from dure.retrieval.types import Record
 
-__all__ = ["MIN_CHARS", "embed_records", "paragraph_list", "paragraphs"]
+__all__ = ["MIN_CHARS", "article_paragraphs", "embed_records", "paragraph_list", "paragraphs"]
 
 #: Shorter lines (a heading alone, "1. 갑:") say too little to match on.
 MIN_CHARS = 8
+
+
+def article_paragraphs(article_no: str, title: str | None, text: str) -> list[tuple[str, str]]:
+    """(line, passage) for each paragraph of an article: the line as written and the passage
+    embedded for it, headed by the article's label."""
+    head = f"{article_no}({title or ''})"
+    lines = (line.strip() for line in text.splitlines())
+    return [
+        (line, line if line.startswith(article_no) else f"{head} {line}")
+        for line in lines
+        if len(line) >= MIN_CHARS
+    ]
 
 
 def paragraphs(record: Record) -> list[str]:
     """The passages of an article's paragraphs (none for a chunk of another document)."""
     if record.article_no is None:
         return []
-    head = f"{record.article_no}({record.article_title or ''})"
-    lines = (line.strip() for line in record.text.splitlines())
-    return [
-        line if line.startswith(record.article_no) else f"{head} {line}"
-        for line in lines
-        if len(line) >= MIN_CHARS
-    ]
+    return [p for _, p in article_paragraphs(record.article_no, record.article_title, record.text)]
 
 
 def embed_records(

@@ -176,3 +176,8 @@ def types(events: list[Event]) -> list[str]:
             continue
         out.append(e.type)
     return out
+
+
+def said(events: list[Event]) -> str:
+    """The answer as the model wrote it, without the article quote respond may append."""
+    return events[-1].content.split("\n\n조항 원문 — ")[0]

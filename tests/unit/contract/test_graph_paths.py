@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from contract_harness import types
+from contract_harness import said, types
 
 from dure.agents.contract import AGENT, prompts
 from dure.events import Done, SourcesEvent, Thinking, ToolSelected
@@ -76,7 +76,7 @@ def test_undecided_question_judged_in_scope_goes_on_to_the_planner(make_harness)
         }
     )
     events = h.turn("상대 회사가 연락이 안 되면 어떻게 해?")
-    assert events[-1].content == "계약서에서 확인되지 않습니다."
+    assert said(events) == "계약서에서 확인되지 않습니다."
     nodes = [c.node for c in h.model.calls]
     assert nodes == ["scope_validator", "evaluator", "respond"]
     # The question named no article: the first round searched it as asked, with no model call.
@@ -102,7 +102,7 @@ def test_seed_000_example_follow_up_uses_previous_turn_without_tools(make_harnes
     h.turn("제7조 내용이 뭐야?")
     events = h.turn("그 참조항목들 내용 정리해서 보여줘봐")
     assert "tool_selected" not in types(events)
-    assert events[-1].content == summary
+    assert said(events) == summary
     # The seed's flow: planner chooses no tool (by rule, no call) → respond.
     assert events[-1].usage.llm_calls == 1
     # ScopeValidator found "그" by rule: check_previous_context made no call.
@@ -126,7 +126,7 @@ def test_follow_up_without_reference_words_asks_check_previous_context(make_harn
     assert [c.node for c in h.model.calls[1:]] == ["check_previous_context", "respond"]
     assert decisions(events) == {"scope_validator": "rule", "check_previous_context": "llm"}
     assert "2024년 12월 31일" in h.calls_by("respond")[1].prompt
-    assert events[-1].content == "네, 연장 조항은 없습니다."
+    assert said(events) == "네, 연장 조항은 없습니다."
 
 
 def test_standard_comparison_keeps_the_two_documents_apart(make_harness):

@@ -33,16 +33,27 @@ def test_the_figure_the_question_needs_is_quoted_when_the_answer_left_it_out(mak
     h = make_harness({"respond": ["제5조에 따라 지체상금은 대금에서 공제할 수 있습니다."]})
     events = h.turn("제5조 지체상금은 얼마야?")
     answer = events[-1].content
-    assert answer.startswith("제5조에 따라 지체상금은 대금에서 공제할 수 있습니다.")
-    assert "조항 원문 — 제5조: “① 을이 납기를 지키지 못한 경우" in answer
+    assert answer.startswith("제5조에 따라 지체상금은 대금에서 공제할 수 있습니다.\n\n조항 원문 — ")
+    assert "제5조: “① 을이 납기를 지키지 못한 경우" in answer
     assert "1천분의 1" in answer
     assert answer == "".join(e.content for e in events if e.type == "token")
 
 
-def test_an_answer_with_the_figures_gets_no_quote(make_harness):
-    reply = "제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다."
-    h = make_harness({"respond": [reply]})
-    assert h.turn("제5조 지체상금은 얼마야?")[-1].content == reply
+def test_the_paragraph_nearest_the_question_is_quoted_unless_the_answer_says_it(make_harness):
+    # The answer has the gist but not the condition a reader needs.
+    reply = "제7조에 따르면 계약을 해지할 수 있습니다."
+    h = make_harness({"respond": [reply, reply]})
+    answer = h.turn("제7조 보면 상대가 계약을 어기면 바로 끝낼 수 있어?")[-1].content
+    assert answer.startswith(reply + "\n\n조항 원문 — 제7조: “① 갑 또는 을은 상대방이")
+    assert "14일의 기간을 정하여 시정을 요구하고" in answer
+    assert answer.count("“") <= 2  # at most two lines, never the whole article
+    # An answer that already says that paragraph gets no quote of it.
+    said = (
+        "제7조에 따르면 갑 또는 을은 상대방이 이 계약을 위반한 경우 14일의 기간을 정하여 "
+        "시정을 요구하고, 그 기간 내에 시정하지 아니하면 계약을 해지할 수 있다고 합니다."
+    )
+    h = make_harness({"respond": [said]})
+    assert h.turn("제7조 보면 상대가 계약을 어기면 바로 끝낼 수 있어?")[-1].content == said
 
 
 def test_an_article_asked_about_in_other_words_gets_its_figures_quoted(make_harness):
@@ -50,7 +61,7 @@ def test_an_article_asked_about_in_other_words_gets_its_figures_quoted(make_harn
     # figures: the article's first figure-bearing sentences stand in.
     h = make_harness({"respond": ["제5조에 따라 늦어지면 돈을 물어야 합니다."]})
     answer = h.turn("제5조 기한 넘기면 벌금 내?")[-1].content
-    assert "조항 원문 — 제5조: “① 을이 납기를 지키지 못한 경우" in answer
+    assert "제5조: “① 을이 납기를 지키지 못한 경우" in answer
     assert answer.count("제5조: “") <= 2  # at most two sentences, never the whole article
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contract_harness import FakeLibrary, types
+from contract_harness import FakeLibrary, said, types
 
 from dure.events import EvaluationResult, ToolResultEvent
 from dure.testing import tool_call, tool_calls
@@ -142,7 +142,7 @@ def test_all_duplicate_tools_skip_to_evaluator(make_harness):
     evaluations = [e for e in events if isinstance(e, EvaluationResult)]
     assert len(evaluations) == 2 and "새 정보가 없어" in evaluations[1].content
     assert len(h.calls_by("evaluator")) == 1
-    assert events[-1].content == "제7조에 따라 해지할 수 있습니다."
+    assert said(events) == "제7조에 따라 해지할 수 있습니다."
 
 
 def test_named_articles_and_a_search_are_sufficient_by_rule(make_harness):
@@ -163,7 +163,7 @@ def test_rule_suggestion_is_never_forced_on_later_iterations(make_harness):
     assert len([e for e in events if e.type == "tool_selected"]) == 1
     [plan] = h.calls_by("planner")  # the second round: the model chose nothing → answer
     assert plan.tool_choice == "auto" and "missing_info: 손해배상" in plan.prompt
-    assert events[-1].content == "제7조에 따릅니다."
+    assert said(events) == "제7조에 따릅니다."
 
 
 def test_title_question_is_sufficient_by_rule(make_harness):

@@ -10,6 +10,7 @@ from dure.agents.contract.library import index_documents, open_library
 from dure.agents.contract.state import ContractState
 from dure.agents.contract.tools import ContractLibrary, build_registry
 from dure.documents.contract import Contract
+from dure.embeddings import Embedder, EmbeddingError, get_embedder
 from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.tools import ToolRegistry
@@ -49,4 +50,12 @@ class Deps:
         try:
             return self.library.get_contract(doc_id)
         except Exception:
+            return None
+
+    def embedder(self) -> Embedder | None:
+        """The process's embedder (its vector cache holds the contract's paragraphs), or None
+        when it cannot be loaded."""
+        try:
+            return get_embedder(self.settings)
+        except EmbeddingError:
             return None

@@ -2,9 +2,12 @@
 (`dure.honest.Gate` keeps out the figures the sources do not hold).
 
 `named_focus`: the articles a question names, when they are all it asks about (the answer then
-rests on them alone). `missing_quotes`: sentences of the cited articles that carry figures,
-share a word with the question and are not in the answer — at most two, appended verbatim as a
-quote. An article the question names by number counts as cited even when the answer cites
+rests on them alone). `missing_quotes`: what the answer is appended verbatim, at most two lines
+— the cited articles' paragraph nearest the question (multilingual-e5, the vectors search
+indexed) unless the answer already says it, and sentences of the cited articles that carry
+figures, share a word with the question and are not in the answer. The 1.5B model often gets
+the gist and drops the condition a reader needs ("사전 서면 승인", "법정이자", "통상의 사용으로
+생긴 마모"), or writes only that nothing supports an answer: the article's own words carry it. An article the question names by number counts as cited even when the answer cites
 another: the small model sometimes writes the neighbouring article's content for "제십사조 보면 …".
 """
 
@@ -14,16 +17,24 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from dure.agents.contract.context import collected_articles
 from dure.agents.contract.rules import nouns
 from dure.documents.refs import extract_article_refs
+from dure.embeddings import Embedder, EmbeddingError
+from dure.honest import trigrams
 from dure.korean.figures import figures, unsupported
+from dure.retrieval.paragraphs import article_paragraphs
 from dure.sources import Source, unique_sources
 
 #: Words every contract question shares with every article: they show no bearing.
 _GENERIC = {"조항", "조", "내용", "계약", "계약서", "경우", "얼마", "무엇", "뭐", "때"}
 _CLAUSE = re.compile(r"(?<=다\.)\s+|\n+")
 MAX_QUOTES = 2
+#: A paragraph whose character trigrams the answer holds this much of is not quoted again.
+SAID = 0.8
+_LABEL = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?(?:\([^)]*\))?\s*")
 
 
 def _nouns(text: str) -> set[str]:
@@ -44,20 +55,65 @@ def named_focus(question: str, collected_info: list[dict[str, Any]]) -> list[str
     return [] if beyond & others else named
 
 
+def nearest_paragraph(
+    question: str, answer: str, articles: Sequence[Source], embedder: Embedder
+) -> tuple[Source, str] | None:
+    """The paragraph of the contract `articles` nearest `question` (e5 cosine with the passage
+    search embedded for it, so from the vector cache), without its article label; None when
+    the answer already holds most of it (`SAID`)."""
+    owners: list[Source] = []
+    lines: list[str] = []
+    passages: list[str] = []
+    for source in articles:
+        if source.kind != "contract" or not source.article_no:
+            continue
+        for line, passage in article_paragraphs(
+            source.article_no, source.article_title, source.text
+        ):
+            owners.append(source)
+            lines.append(_LABEL.sub("", line))
+            passages.append(passage)
+    if not passages:
+        return None
+    sims = embedder.embed_documents(passages) @ embedder.embed_query(question)
+    best = int(np.argmax(sims))
+    own = trigrams(lines[best])
+    if not own or len(own & trigrams(answer)) >= SAID * len(own):
+        return None
+    return owners[best], lines[best]
+
+
 def missing_quotes(
-    question: str, answer: str, cited: list[Source], named: Sequence[Source] = ()
+    question: str,
+    answer: str,
+    cited: list[Source],
+    named: Sequence[Source] = (),
+    embedder: Embedder | None = None,
 ) -> str:
-    """The cited articles' figure-bearing sentences the question needs and the answer lacks,
-    as a quote to append (empty when there are none). `named`: the articles the question names
-    by number (`rules.named_sources`), taken first even when the answer cites others.
+    """The quote to append (empty when there is none): the paragraph nearest the question
+    (given an `embedder`, `nearest_paragraph`) of the articles the answer rests on (named by
+    the question or the answer; else the first of `cited`), then the cited articles'
+    figure-bearing sentences the question needs and the answer lacks. `named`: the articles
+    the question names by number (`rules.named_sources`), taken first even when the answer
+    cites others.
 
     A sentence bears on the question when it shares a word with it; when none does ("개발이
     늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer or the
     question names the article but the answer holds none of its figures, its first
     figure-bearing sentences stand in."""
+    articles = unique_sources([*named, *cited])
+    # The articles the answer rests on: named or cited by it; else the best-matching one.
+    resting = [s for s in articles if s in named or (s.article_no and s.article_no in answer)]
+    near = None
+    if embedder is not None:
+        try:
+            near = nearest_paragraph(question, answer, resting or articles[:1], embedder)
+        except EmbeddingError:  # a remote embedder that cannot be reached: figures only
+            near = None
+    quotes = [f"{near[0].article_no}: “{near[1]}”"] if near else []
+    said = answer + (near[1] if near else "")
     asked = _nouns(question)
-    quotes: list[str] = []
-    for source in unique_sources([*named, *cited]):
+    for source in articles:
         if source.kind != "contract" or not source.article_no:
             continue
         clauses = [c.strip() for c in _CLAUSE.split(source.text) if c.strip() and figures(c)]
@@ -65,7 +121,7 @@ def missing_quotes(
         rests_on = source.article_no in answer or source in named
         if rests_on and not bearing and not any(not unsupported(c, [answer]) for c in clauses):
             bearing = clauses  # the answer rests on the article but gave none of its figures
-        quotes += [f"{source.article_no}: “{c}”" for c in bearing if unsupported(c, [answer])]
+        quotes += [f"{source.article_no}: “{c}”" for c in bearing if unsupported(c, [said])]
     if not quotes:
         return ""
     return "\n\n조항 원문 — " + "\n".join(quotes[:MAX_QUOTES])

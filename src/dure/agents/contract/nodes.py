@@ -380,8 +380,8 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     if gate is not None:
         gate.report()
         named = rules.named_sources(question, retrieved)
-        quotes = missing_quotes(question, answer, sources, named)
-        if quotes:  # the figures the question needs, verbatim from the cited article
+        quotes = missing_quotes(question, answer, sources, named, deps.embedder())
+        if quotes:  # the cited article's own words the question needs, verbatim
             emit(Token(content=quotes))
             answer += quotes
             sources = unique_sources(sources + [s for s in named if f"{s.article_no}: “" in quotes])
