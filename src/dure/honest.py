@@ -111,10 +111,14 @@ class Gate:
     sources: list[str]
     step: str = "respond"
     question: str = ""
+    #: The answer's instructions: a sentence that says them again (the 1.5B model sometimes
+    #: writes "질문에 답하는 금액·비율·기간·날짜는 제3조에 적힌 그대로 쓰세요.") is left out.
+    instructions: str = ""
     #: The current date-time: a date or time it holds is supported, its other numbers are not.
     clock: str = ""
     dropped: list[str] = field(default_factory=list)
     echoed: list[str] = field(default_factory=list)
+    parroted: list[str] = field(default_factory=list)
     #: Bookkeeping while an answer streams: a sentence was shown; a left-out echo's lead.
     passed: bool = field(default=False, init=False)
     carried: str = field(default="", init=False)
@@ -128,6 +132,9 @@ class Gate:
         checked = without_clock(sentence, self.clock) if self.clock else sentence
         if unsupported(checked, self.sources):
             self.dropped.append(sentence.strip())
+            return ""
+        if self.instructions and echoes(sentence, trigrams(self.instructions), self._trigrams[1]):
+            self.parroted.append(sentence.strip())
             return ""
         if self.question and echoes(sentence, *self._trigrams):
             self.echoed.append(sentence.strip())
@@ -160,6 +167,13 @@ class Gate:
                 Thinking(
                     step=self.step,
                     content=f"근거 없이 질문을 되풀이한 문장 {len(self.echoed)}개를 답변에서 뺐습니다.",
+                )
+            )
+        if self.parroted:
+            emit(
+                Thinking(
+                    step=self.step,
+                    content=f"답변 지침을 그대로 옮긴 문장 {len(self.parroted)}개를 답변에서 뺐습니다.",
                 )
             )
         if self.dropped:

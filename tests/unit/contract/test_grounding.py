@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from contract_harness import types
+from contract_harness import said, types
 
 from dure.agents.contract.context import answer_context
 from dure.agents.contract.grounding import missing_quotes, named_focus
@@ -199,3 +199,13 @@ def test_with_no_focus_the_answer_sees_the_searchs_top_two_and_what_other_tools_
     assert texts["제5조"] in context and texts["제3조"] in context
     assert texts["제9조"] not in context  # the search's third hit, read by nothing else
     assert texts["제2조"] in context  # another tool read it too
+
+
+def test_a_sentence_that_says_the_answer_instructions_again_is_not_shown(make_harness):
+    parrot = "질문에 답하는 금액·비율·기간·날짜는 제5조에 적힌 그대로 쓰세요."
+    reply = "제5조에 따르면 지체일수 1일당 계약금액의 1천분의 1입니다."
+    h = make_harness({"respond": [f"{reply} {parrot}"]})
+    events = h.turn("제5조 지체상금은 얼마야?")
+    assert said(events) == reply
+    notes = [e.content for e in events if isinstance(e, Thinking)]
+    assert any("답변 지침을 그대로 옮긴 문장 1개" in n for n in notes)

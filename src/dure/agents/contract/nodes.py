@@ -364,7 +364,11 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     if retrieved:
         # Only figures the sources, the question or the previous turn hold reach the user.
         previous = [str(t["content"]) for t in state.get("previous_turn") or []]
-        gate = Gate([s.text for s in retrieved] + [question] + previous, question=question)
+        gate = Gate(
+            [s.text for s in retrieved] + [question] + previous,
+            question=question,
+            instructions=prompts.RESPOND_TASK,
+        )
     model = deps.models("smart")
     if gate is None:
         answer = await stream_answer(model, messages, RESPOND_MAX_TOKENS)
