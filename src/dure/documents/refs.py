@@ -76,6 +76,24 @@ def format_article_no(number: int, sub: int | None = None) -> str:
     return f"제{number}조" + (f"의{sub}" if sub else "")
 
 
+#: Not an article after a number: money and counts ("3, 5조 원", "1~2조 달러").
+_NOT_ARTICLE = r"(?!\s*(?:원|달러|억|만|개|규모|어치))"
+#: A range a question asks about: "제3조~제5조", "3~5조", "3조부터 5조까지", "제3조 내지 제5조",
+#: "3조에서 5조까지" — every article between, at most `MAX_RANGE` of them.
+_RANGE = re.compile(
+    r"(?<![\d.,의])(?<!의\s)(?:제\s*)?(\d{1,4})\s*(?:조\s*)?"
+    r"(?:~|∼|〜|-|–|부터|내지|에서(?=\s*(?:제\s*)?\d{1,4}\s*조\s*까지))"
+    rf"\s*(?:제\s*)?(\d{{1,4}})\s*조{_NOT_ARTICLE}"
+)
+MAX_RANGE = 10
+#: Numbers listed before one "조": "3, 5조", "제3·5조", "3이랑 5조", "2, 4, 7조".
+_LIST = re.compile(
+    r"(?<![\d.,의])(?<!의\s)(?:제\s*)?(\d{1,4})"
+    r"((?:\s*(?:,|·|ㆍ|/|및|와|과|이랑|랑|하고)\s*(?:제\s*)?\d{1,4})+)"
+    rf"\s*조{_NOT_ARTICLE}"
+)
+
+
 def find_article_numbers(text: str) -> list[ArticleNumber]:
     """Every article number a user or a contract mentions, in order of appearance, unique.
 
@@ -83,6 +101,11 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
     "오조" when it is the whole question), the bare
     form (5조, 5조의2, but not "5조 원"), and ordinals (5번째 조항, 5번 조항, 열다섯 번째 조항).
     """
+    return list(dict.fromkeys(ref for _, ref in _mentioned(text)))
+
+
+def _mentioned(text: str) -> list[tuple[int, ArticleNumber]]:
+    """(offset, number) of every article number `find_article_numbers` reads, in order."""
     found: list[tuple[int, ArticleNumber]] = []
     taken: list[tuple[int, int]] = []
 
@@ -109,11 +132,7 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
         add(m, NATIVE_ORDINALS[m.group(1)], None)
     for m in _BARE.finditer(text):
         add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
-    out: list[ArticleNumber] = []
-    for _, ref in sorted(found, key=lambda p: p[0]):
-        if ref.number > 0 and ref not in out:
-            out.append(ref)
-    return out
+    return sorted(((at, ref) for at, ref in found if ref.number > 0), key=lambda p: p[0])
 
 
 def article_mentions(text: str) -> list[tuple[int, ArticleNumber]]:
@@ -124,9 +143,26 @@ def article_mentions(text: str) -> list[tuple[int, ArticleNumber]]:
     ]
 
 
+def _listed(question: str) -> list[tuple[int, ArticleNumber]]:
+    """(offset, number) of each article of a range or a list sharing one "조" in a question."""
+    out: list[tuple[int, ArticleNumber]] = []
+    for m in _RANGE.finditer(question):
+        first, last = int(m.group(1)), int(m.group(2))
+        if 0 < first < last <= first + MAX_RANGE:
+            out += [(m.start(), ArticleNumber(n)) for n in range(first, last + 1)]
+    for m in _LIST.finditer(question):
+        numbers = [int(m.group(1)), *map(int, re.findall(r"\d{1,4}", m.group(2)))]
+        out += [(m.start(), ArticleNumber(n)) for n in numbers if n > 0]
+    return out
+
+
 def extract_article_refs(question: str) -> list[str]:
-    """Article labels (`제5조`, `제5조의2`) a user's question names explicitly, in order.
+    """Article labels (`제5조`, `제5조의2`) a user's question names explicitly, in order;
+    a range ("제3조~제5조", "3조부터 5조까지") or a list before one "조" ("3, 5조") names
+    each of its articles.
 
     These are exact: resolve them with `Contract.find_by_number`, not with search.
     """
-    return [ref.label for ref in find_article_numbers(question)]
+    # A stable sort: a range's articles stay in order at the range's offset.
+    found = sorted([*_listed(question), *_mentioned(question)], key=lambda p: p[0])
+    return [ref.label for ref in dict.fromkeys(ref for _, ref in found)]
