@@ -54,6 +54,10 @@ def test_the_paragraph_nearest_the_question_is_quoted_unless_the_answer_says_it(
     )
     h = make_harness({"respond": [said]})
     assert h.turn("제7조 보면 상대가 계약을 어기면 바로 끝낼 수 있어?")[-1].content == said
+    # Nor one that gives every figure of it in its own ending.
+    period = "제2조에 따르면 계약기간은 2024년 1월 1일부터 2024년 12월 31일까지입니다."
+    h = make_harness({"respond": [period]})
+    assert h.turn("제2조 보면 계약 기간이 언제까지야?")[-1].content == period
 
 
 def test_an_article_asked_about_in_other_words_gets_its_figures_quoted(make_harness):

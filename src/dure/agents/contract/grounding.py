@@ -32,8 +32,11 @@ from dure.sources import Source, unique_sources
 _GENERIC = {"조항", "조", "내용", "계약", "계약서", "경우", "얼마", "무엇", "뭐", "때"}
 _CLAUSE = re.compile(r"(?<=다\.)\s+|\n+")
 MAX_QUOTES = 2
-#: A paragraph whose character trigrams the answer holds this much of is not quoted again.
+#: A paragraph whose character trigrams the answer holds this much of is not quoted again;
+#: nor one that has figures, all of them in the answer, and this much of its trigrams
+#: (an answer that restates the paragraph in its own ending: "…까지입니다" for "…까지로 한다").
 SAID = 0.8
+SAID_WITH_FIGURES = 0.7
 _LABEL = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?(?:\([^)]*\))?\s*")
 
 
@@ -60,7 +63,7 @@ def nearest_paragraph(
 ) -> tuple[Source, str] | None:
     """The paragraph of the contract `articles` nearest `question` (e5 cosine with the passage
     search embedded for it, so from the vector cache), without its article label; None when
-    the answer already holds most of it (`SAID`)."""
+    the answer already holds it (`SAID`, `SAID_WITH_FIGURES`)."""
     owners: list[Source] = []
     lines: list[str] = []
     passages: list[str] = []
@@ -77,10 +80,15 @@ def nearest_paragraph(
         return None
     sims = embedder.embed_documents(passages) @ embedder.embed_query(question)
     best = int(np.argmax(sims))
-    own = trigrams(lines[best])
-    if not own or len(own & trigrams(answer)) >= SAID * len(own):
+    line = lines[best]
+    own = trigrams(line)
+    held = len(own & trigrams(answer)) / max(len(own), 1)
+    # Said: most of its words, or nearly as many and every figure it has.
+    if held >= SAID or (
+        held >= SAID_WITH_FIGURES and figures(line) and not unsupported(line, [answer])
+    ):
         return None
-    return owners[best], lines[best]
+    return owners[best], line
 
 
 def missing_quotes(
