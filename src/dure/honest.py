@@ -128,12 +128,16 @@ class Gate:
         sources = set().union(*(trigrams(s) for s in self.sources if s != self.question))
         return trigrams(self.question), sources
 
+    @cached_property
+    def _instruction_trigrams(self) -> set[str]:
+        return trigrams(self.instructions)
+
     def __call__(self, sentence: str) -> str:
         checked = without_clock(sentence, self.clock) if self.clock else sentence
         if unsupported(checked, self.sources):
             self.dropped.append(sentence.strip())
             return ""
-        if self.instructions and echoes(sentence, trigrams(self.instructions), self._trigrams[1]):
+        if self.instructions and echoes(sentence, self._instruction_trigrams, self._trigrams[1]):
             self.parroted.append(sentence.strip())
             return ""
         if self.question and echoes(sentence, *self._trigrams):

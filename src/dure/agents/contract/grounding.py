@@ -7,8 +7,9 @@ rests on them alone). `missing_quotes`: what the answer is appended verbatim, at
 indexed) unless the answer already says it, and sentences of the cited articles that carry
 figures, share a word with the question and are not in the answer. The 1.5B model often gets
 the gist and drops the condition a reader needs ("사전 서면 승인", "법정이자", "통상의 사용으로
-생긴 마모"), or writes only that nothing supports an answer: the article's own words carry it. An article the question names by number counts as cited even when the answer cites
-another: the small model sometimes writes the neighbouring article's content for "제십사조 보면 …".
+생긴 마모"), or writes only that nothing supports an answer: the article's own words carry it.
+An article the question names by number counts as cited even when the answer cites another:
+the small model sometimes writes the neighbouring article's content for "제십사조 보면 …".
 """
 
 from __future__ import annotations
