@@ -3,7 +3,8 @@ rules; scope reads them too).
 
 `references_previous_turn`: reference words ("그", "그거", "이 조항", "저거", "거기", "두 번째
 거", "말씀하신 거", "해당 조항", "방금", "아까", "그럼", "위에서", "더 자세히", "왜?"), as
-morphemes, so "그림", "그룹" and "아까시나무" do not count. `leans_on_previous_turn`: a bare topic
+morphemes, so "그림", "그룹" and "아까시나무" do not count; not after the message's own clause
+("사람이 있는데 그 사람이"), nor "아까" in a story of the user's own day ("아까 은행 갔더니"). `leans_on_previous_turn`: a bare topic
 with only a particle ("부산은?"), a short condition ("8일째면?"), a pick from a list, a request to
 redo or reformat the previous answer that names nothing else, a question about what the answer
 rests on. `switches_topic`: a new question announced ("딴 얘긴데 …", "그건 됐고 …") that names
@@ -33,6 +34,7 @@ _HERE_NOUNS = {
     "계약",
     "문서",
     "약관",
+    *("논문", "설명서", "매뉴얼", "책", "기사", "보고서", "공문", "동의서", "서류", "방침"),
     "규약",
     "규정",
     "규칙",
@@ -102,6 +104,8 @@ def references_previous_turn(text: str) -> bool:
     morphs = morphemes(text)
     for i, (form, tag) in enumerate(morphs):
         nxt = morphs[i + 1] if i + 1 < len(morphs) else ("", "")
+        if _pointer(form, tag) and _introduced(morphs[:i]):
+            continue
         if form == "그" and tag == "MM" and nxt[0] not in _OTHER:  # not "그 외", "그 밖의"
             return True
         # Opening a message, Kiwi reads "그"/"저" before a noun as an interjection: "그 위반금 …".
@@ -126,7 +130,7 @@ def references_previous_turn(text: str) -> bool:
             return True
         if i == 0 and form == "그렇" and tag.startswith("VA"):  # 그렇다면, 그래?
             return True
-        if tag.startswith("MA") and form in _REF_ADVERBS:
+        if tag.startswith("MA") and form in _REF_ADVERBS and not _story(nxt):
             return True
         if (
             tag == "NNG"
@@ -170,6 +174,35 @@ def _questions_answer(text: str) -> bool:
     if not content:
         return False
     return all(w in _DOUBT for w in content) or ("왜" in content and set(content) <= _WHY_NOT)
+
+
+def _pointer(form: str, tag: str) -> bool:
+    """A determiner, pronoun or conjunction that may point at something said before."""
+    if tag == "MM":
+        return form in ("그", "이", "저")
+    if tag == "NP":
+        return form in _REF_PRONOUNS or form in _LEADING_PRONOUNS
+    return tag == "MAJ" and form in _REF_CONJUNCTIONS
+
+
+#: Nouns a clause needs before a pointer for the message to have said what it points at.
+_INTRO_NOUNS = 2
+
+
+def _introduced(before: Sequence[tuple[str, str]]) -> bool:
+    """The message said what a pointer points at: a clause of its own with two nouns or more,
+    closed by a connective ("새로 온 사람이 있는데 그 사람이", "쿠키 있잖아, 그거", "잔금일인데
+    그날", "감봉 처분하면 그 징계는", "용종 있다고 했었는데 그러면")."""
+    words = [(f, t) for f, t in before if not t.startswith("S") or t == "SL"]
+    if not words or not (words[-1][1] == "EC" or words[-1][0] in ("잖아", "잖아요")):
+        return False
+    return sum(t in ("NNG", "NNP", "SL") for _, t in words) >= _INTRO_NOUNS
+
+
+def _story(nxt: tuple[str, str]) -> bool:
+    """ "아까"/"방금" before a noun of the user's own day ("아까 은행 갔더니", "아까 점심때"),
+    not before what was said ("아까 말씀하신", "방금 답변", "방금 거")."""
+    return nxt[1] in ("NNG", "NNP") and nxt[0] not in _REF_OBJECTS | _THING | _TOLD
 
 
 def _names(morphs: Sequence[tuple[str, str]]) -> bool:
@@ -285,6 +318,8 @@ _SWITCH = re.compile(
     r"|(?:이거|저거|그거|요거)\s*(?:말고|말구)(?:요)?\s*[,.!]"
     # The previous topic dismissed ("이건 됐고", "그건 나중에 보고"): what follows is new.
     r"|(?:이건|저건|그건|요건|이거|그거|저거)\s*(?:됐고|됐구|됐어|나중에\s*\S*)(?:요)?\s*[,.!]?"
+    # Set apart ("이거랑 별개로", "그거랑 상관없이").
+    r"|(?:이거|그거|저거|이건|그건|그와|이와)\s*(?:랑|하고|와|과)?\s*(?:별개로|상관\s*없이|관계\s*없이)"
 )
 #: A question of its own after the announcement names at least this many nouns.
 _SWITCH_NOUNS = 2

@@ -257,3 +257,41 @@ def test_a_question_about_the_answers_basis_leans_on_it(message: str, leans: boo
 )
 def test_a_doubt_or_a_demonstrative_at_the_start_points_back(message: str, points: bool) -> None:
     assert references_previous_turn(message) is points
+
+
+@pytest.mark.parametrize(
+    ("message", "points"),
+    [
+        # The message's own clause said what the pointer points at.
+        ("동생이 중고폰을 샀는데 그 폰이 자꾸 꺼져. 어떻게 해?", False),
+        ("요즘 뜨는 탕후루 있잖아, 그거 칼로리 높아?", False),
+        ("월세를 두 달 밀렸는데 그러면 집주인이 바로 내보낼 수 있어?", False),
+        ("계약서 보는 중인데 그 조항 다시 설명해줘", True),  # one noun: not a clause of its own
+        ("그 조항 있잖아, 위반하면 어떻게 돼?", True),
+        # "아까"/"방금" in a story of the user's own day, and before what was said.
+        ("아까 편의점 갔다가 생각났는데 컵라면 유통기한 지나도 먹어도 돼?", False),
+        ("아까 말씀하신 기한 다시 알려주세요", True),
+        ("방금 답변 한 줄로", True),
+        ("아까 거 다시", True),
+    ],
+)
+def test_a_pointer_after_the_messages_own_clause_or_story_does_not_point_back(
+    message: str, points: bool
+) -> None:
+    assert references_previous_turn(message) is points
+
+
+@pytest.mark.parametrize(
+    ("message", "refers"),
+    [
+        ("그거랑 별개로, 내일 인천 공항 가는 리무진 버스 첫차 몇 시야?", False),
+        ("이거랑 상관없이 전세 보증보험 가입 조건이 뭐야?", False),
+        ("이 논문 저자 소속이 어디야?", None),  # the user's own document: left to the bank
+    ],
+)
+def test_set_apart_or_the_users_own_document(message: str, refers: bool | None) -> None:
+    verdict = followup_by_rules(message, True)
+    if refers is None:
+        assert verdict is None
+    else:
+        assert verdict is not None and verdict.refers_to_previous is refers
