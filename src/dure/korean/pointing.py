@@ -274,11 +274,17 @@ _BARE_CHARS = 6
 _REDO_CHARS = 25
 #: A pasted text ("번역해줘: …", quotes) brings its own content.
 _PASTED = re.compile(r"[:'\"“”‘’「」]")
-#: A short condition with no question of its own ("8일째면?", "하루 20분만 하면?", "위반하면?"):
-#: what happens then is the previous turn's matter. Two numbers or more may be a sum of its own
-#: ("10에서 3 빼면?"), and a longer message may say what it asks.
+#: A condition with no question of its own ("8일째면?", "하루 20분만 하면?", "계약금액 2억에 17일
+#: 늦으면"): what happens then is the previous turn's matter. Two numbers or more may be a sum
+#: of its own ("10에서 3 빼면?"); a longer "…하려면?" may ask how to do something of its own
+#: ("딕셔너리를 값 기준으로 정렬하려면?").
 _BARE_CONDITION = re.compile(r"면\s*[?？]*\s*$")
+_HOW_TO = re.compile(r"려면\s*[?？]*\s*$")
+_SUM = re.compile(r"나누|나눠|더하|더해|곱하|곱해|빼")
 _CONDITION_CHARS = 13
+#: A longer condition naming more nouns than this may say what it asks ("주말에 대전에서 청주까지
+#: 차로 가면?").
+_CONDITION_NOUNS = 3
 #: One of the things the previous answer listed ("둘 중에 뭐가 싸?", "두 번째 거 자세히").
 _PICK = re.compile(
     r"[둘셋]\s*중|[두세네]\s*개\s*중|(?:첫|두|세|네)\s*번째\s*(?:거|꺼|것|건|걸|게)|마지막\s*(?:거|꺼|것)"
@@ -301,6 +307,17 @@ def _bare_topic(morphs: Sequence[tuple[str, str]]) -> bool:
         return False
     rest = words[i + 1 :]
     return all(f in _GENERIC or f == "요" or t.startswith(("E", "JX", "VX")) for f, t in rest)
+
+
+def _bare_condition(text: str) -> bool:
+    """A message ending in "…면?" that asks nothing of its own (see `_BARE_CONDITION`)."""
+    numbers = len(re.findall(r"\d+", text))
+    if len(text.strip()) <= _CONDITION_CHARS:
+        return numbers <= 1
+    nouns = [f for f, t in morphemes(text) if t in ("NNG", "NNP", "SL")]
+    if len(nouns) > _CONDITION_NOUNS or _HOW_TO.search(text):
+        return False
+    return not (numbers > 1 and _SUM.search(text))
 
 
 def _redo_request(morphs: Sequence[tuple[str, str]]) -> bool:
@@ -384,9 +401,8 @@ def leans_on_previous_turn(text: str) -> bool:
     if _PICK.search(text):
         return True
     bare = re.sub(r"\s", "", text)
-    if _BARE_CONDITION.search(text) and len(text.strip()) <= _CONDITION_CHARS:
-        if len(re.findall(r"\d+", text)) <= 1:
-            return True
+    if _BARE_CONDITION.search(text) and _bare_condition(text):
+        return True
     morphs = morphemes(text)
     if len(bare) <= _REDO_CHARS and (_redo_request(morphs) or _reformat_request(morphs)):
         return True

@@ -295,3 +295,18 @@ def test_set_apart_or_the_users_own_document(message: str, refers: bool | None) 
         assert verdict is None
     else:
         assert verdict is not None and verdict.refers_to_previous is refers
+
+
+@pytest.mark.parametrize(
+    ("message", "leans"),
+    [
+        ("보증금 5천에 두 달 반 밀리면", True),  # a longer condition still asks "then what?"
+        ("중간에 사흘 더 늘려서 쓰게 되면?", True),
+        ("엑셀에서 중복된 행을 한 번에 지우려면?", False),  # how to do something of its own
+        ("연봉 5400을 12로 나누면?", False),  # a sum of its own
+    ],
+)
+def test_a_condition_without_a_question_of_its_own_leans_on_the_previous_turn(
+    message: str, leans: bool
+) -> None:
+    assert leans_on_previous_turn(message) is leans
