@@ -1,6 +1,6 @@
 """Previous-turn reference: does answering a message need the previous turn's content?
 
-Rules first (the words themselves: `dure.korean.pointing`): reference words
+Rules first (the words themselves: `dure.korean.pointing`, `dure.korean.leaning`): reference words
 ("그", "그거", "이 조항", "저거", "거기", "두 번째 거", "말씀하신 거", "해당 조항", "후자", "방금", "아까",
 "그럼", "위에서", "더 자세히", "왜?", "확실해?", "어디서 나온 내용이야?") read from Kiwi morphemes, not substrings, so "그림", "그룹"
 and "아까시나무" do not count; a message that names its own articles or is small talk
@@ -30,11 +30,8 @@ from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
-from dure.korean.pointing import (
-    leans_on_previous_turn,
-    references_previous_turn,
-    switches_topic,
-)
+from dure.korean.leaning import leans_on_previous_turn, switches_topic
+from dure.korean.pointing import references_previous_turn
 from dure.korean.smalltalk import is_greeting, is_smalltalk
 from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, agenerate_structured

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from dure.korean.followup import decide_followup, followup_by_rules
-from dure.korean.pointing import leans_on_previous_turn, references_previous_turn
+from dure.korean.leaning import leans_on_previous_turn
+from dure.korean.pointing import references_previous_turn
 from dure.llm import ModelSet
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel
