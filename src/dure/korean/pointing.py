@@ -6,7 +6,8 @@ pointing).
 거", "말씀하신 거", "해당 조항", "방금", "아까", "그럼", "위에서", "더 자세히", "왜?"), as
 morphemes, so "그림", "그룹" and "아까시나무" do not count; not after the message's own clause
 ("사람이 있는데 그 사람이"), nor "아까" in a story of the user's own day ("아까 은행 갔더니"); a
-doubt about the previous answer or a question of its source ("확실해?", "어디서 나온 내용이야?").
+doubt about the previous answer or a question of its source ("확실해?", "어디서 나온
+내용이야?"); "반대로 …" opening the message.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 from dure.retrieval.tokenize import tagged as morphemes
 
 _WHY_ONLY = re.compile(r"^\s*왜(?:요)?\s*[?？!.]*\s*$")
+#: "Conversely" opening a message: the other side of what was just said ("반대로 집주인이 …").
+_CONVERSELY = re.compile(r"^\s*(?:반대로|거꾸로|그\s*반대로)[\s,]")
 
 _REF_PRONOUNS = {"그거", "그것", "그건", "그게", "저거", "저것", "이거", "이것", "요거", "요것"}
 #: These point back only before the message names anything itself ("거기 주차 돼?"); after
@@ -91,7 +94,7 @@ def references_previous_turn(text: str) -> bool:
     Works on morphemes: "그" must be a determiner (MM), "아까" an adverb or noun of its own,
     so words that merely contain these syllables ("그림", "그룹", "아까시나무") do not count.
     """
-    if _WHY_ONLY.match(text) or _questions_answer(text):
+    if _WHY_ONLY.match(text) or _CONVERSELY.match(text) or _questions_answer(text):
         return True
     morphs = morphemes(text)
     for i, (form, tag) in enumerate(morphs):

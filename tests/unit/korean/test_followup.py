@@ -311,3 +311,16 @@ def test_a_condition_without_a_question_of_its_own_leans_on_the_previous_turn(
     message: str, leans: bool
 ) -> None:
     assert leans_on_previous_turn(message) is leans
+
+
+@pytest.mark.parametrize(
+    ("message", "points"),
+    [
+        ("반대로 세입자가 먼저 나가겠다고 하면?", True),
+        ("거꾸로 회사가 먼저 계약을 끊으면 어떻게 돼?", True),
+        ("반대말 사전 추천해줘", False),
+        ("글자를 반대로 뒤집는 파이썬 코드 알려줘", False),
+    ],
+)
+def test_conversely_opening_a_message_points_back(message: str, points: bool) -> None:
+    assert references_previous_turn(message) is points
