@@ -274,11 +274,14 @@ def test_a_doubt_or_a_demonstrative_at_the_start_points_back(message: str, point
         ("아까 말씀하신 기한 다시 알려주세요", True),
         ("방금 답변 한 줄로", True),
         ("아까 거 다시", True),
+        # "Conversely" opening a message: the other side of what was just said.
+        ("반대로 세입자가 먼저 나가겠다고 하면?", True),
+        ("거꾸로 회사가 먼저 계약을 끊으면 어떻게 돼?", True),
+        ("반대말 사전 추천해줘", False),
+        ("글자를 반대로 뒤집는 파이썬 코드 알려줘", False),
     ],
 )
-def test_a_pointer_after_the_messages_own_clause_or_story_does_not_point_back(
-    message: str, points: bool
-) -> None:
+def test_own_clause_story_and_conversely(message: str, points: bool) -> None:
     assert references_previous_turn(message) is points
 
 
@@ -311,16 +314,3 @@ def test_a_condition_without_a_question_of_its_own_leans_on_the_previous_turn(
     message: str, leans: bool
 ) -> None:
     assert leans_on_previous_turn(message) is leans
-
-
-@pytest.mark.parametrize(
-    ("message", "points"),
-    [
-        ("반대로 세입자가 먼저 나가겠다고 하면?", True),
-        ("거꾸로 회사가 먼저 계약을 끊으면 어떻게 돼?", True),
-        ("반대말 사전 추천해줘", False),
-        ("글자를 반대로 뒤집는 파이썬 코드 알려줘", False),
-    ],
-)
-def test_conversely_opening_a_message_points_back(message: str, points: bool) -> None:
-    assert references_previous_turn(message) is points
