@@ -84,12 +84,14 @@ def _bare_topic(morphs: Sequence[tuple[str, str]]) -> bool:
     return all(f in _GENERIC or f == "요" or t.startswith(("E", "JX", "VX")) for f, t in rest)
 
 
-def _bare_condition(text: str) -> bool:
+def _bare_condition(text: str, morphs: Sequence[tuple[str, str]]) -> bool:
     """A message ending in "…면?" that asks nothing of its own (see `_BARE_CONDITION`)."""
+    if not _BARE_CONDITION.search(text):
+        return False
     numbers = len(re.findall(r"\d+", text))
     if len(text.strip()) <= _CONDITION_CHARS:
         return numbers <= 1
-    nouns = [f for f, t in morphemes(text) if t in ("NNG", "NNP", "SL")]
+    nouns = [f for f, t in morphs if t in ("NNG", "NNP", "SL")]
     if len(nouns) > _CONDITION_NOUNS or _HOW_TO.search(text):
         return False
     return not (numbers > 1 and _SUM.search(text))
@@ -163,8 +165,8 @@ def _reformat_request(morphs: Sequence[tuple[str, str]]) -> bool:
 
 def leans_on_previous_turn(text: str) -> bool:
     """Whether `text` names nothing of its own beyond a topic, a condition, a pick or a way to
-    redo an answer: a bare topic with a particle ("부산은?", "SRT는?", "광주도 알려줘"), a short
-    condition ("8일째면?", "위반하면?"), one of the things listed before ("둘 중에 뭐가 싸?",
+    redo an answer: a bare topic with a particle ("부산은?", "SRT는?", "광주도 알려줘"), a
+    condition ("8일째면?", "위반하면?", "계약금액 2억에 17일 늦으면"), one of the things listed before ("둘 중에 뭐가 싸?",
     "두 번째 거 자세히"), or a request to redo the previous answer ("영어로", "한 줄로 요약 ㄱㄱ",
     "더 쉽게 설명해줘", "근거는?", "진짜?").
 
@@ -176,9 +178,9 @@ def leans_on_previous_turn(text: str) -> bool:
     if _PICK.search(text):
         return True
     bare = re.sub(r"\s", "", text)
-    if _BARE_CONDITION.search(text) and _bare_condition(text):
-        return True
     morphs = morphemes(text)
+    if _bare_condition(text, morphs):
+        return True
     if len(bare) <= _REDO_CHARS and (_redo_request(morphs) or _reformat_request(morphs)):
         return True
     if _asks_about_answer(morphs):

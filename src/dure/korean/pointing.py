@@ -194,10 +194,13 @@ def _introduced(before: Sequence[tuple[str, str]]) -> bool:
     return sum(t in ("NNG", "NNP", "SL") for _, t in words) >= _INTRO_NOUNS
 
 
+_WHAT_WAS_SAID = _REF_OBJECTS | _THING | _TOLD
+
+
 def _story(nxt: tuple[str, str]) -> bool:
     """ "아까"/"방금" before a noun of the user's own day ("아까 은행 갔더니", "아까 점심때"),
     not before what was said ("아까 말씀하신", "방금 답변", "방금 거")."""
-    return nxt[1] in ("NNG", "NNP") and nxt[0] not in _REF_OBJECTS | _THING | _TOLD
+    return nxt[1] in ("NNG", "NNP") and nxt[0] not in _WHAT_WAS_SAID
 
 
 def _names(morphs: Sequence[tuple[str, str]]) -> bool:

@@ -214,6 +214,17 @@ async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: 
         ("이 시간에 여는 약국 있어?", False),
         ("이번 주말에 뭐 하지", False),
         ("세 번째 조항 보여줘", False),
+        # The message's own clause said what the pointer points at.
+        ("동생이 중고폰을 샀는데 그 폰이 자꾸 꺼져. 어떻게 해?", False),
+        ("요즘 뜨는 탕후루 있잖아, 그거 칼로리 높아?", False),
+        ("월세를 두 달 밀렸는데 그러면 집주인이 바로 내보낼 수 있어?", False),
+        ("계약서 보는 중인데 그 조항 다시 설명해줘", True),  # one noun: not a clause of its own
+        ("그 조항 있잖아, 위반하면 어떻게 돼?", True),
+        # "아까"/"방금" in a story of the user's own day, and before what was said.
+        ("아까 편의점 갔다가 생각났는데 컵라면 유통기한 지나도 먹어도 돼?", False),
+        ("아까 말씀하신 기한 다시 알려주세요", True),
+        ("방금 답변 한 줄로", True),
+        ("아까 거 다시", True),
     ],
 )
 def test_a_demonstrative_or_an_ordinal_pick_points_back(message: str, points: bool) -> None:
@@ -254,26 +265,6 @@ def test_a_question_about_the_answers_basis_leans_on_it(message: str, leans: boo
         ("전자계약도 효력 있어?", False),  # 전자: electronic
         ("저 내일 출근해요", False),
         ("어디서 봤는데 커피가 몸에 좋대", False),  # the user saw it somewhere
-    ],
-)
-def test_a_doubt_or_a_demonstrative_at_the_start_points_back(message: str, points: bool) -> None:
-    assert references_previous_turn(message) is points
-
-
-@pytest.mark.parametrize(
-    ("message", "points"),
-    [
-        # The message's own clause said what the pointer points at.
-        ("동생이 중고폰을 샀는데 그 폰이 자꾸 꺼져. 어떻게 해?", False),
-        ("요즘 뜨는 탕후루 있잖아, 그거 칼로리 높아?", False),
-        ("월세를 두 달 밀렸는데 그러면 집주인이 바로 내보낼 수 있어?", False),
-        ("계약서 보는 중인데 그 조항 다시 설명해줘", True),  # one noun: not a clause of its own
-        ("그 조항 있잖아, 위반하면 어떻게 돼?", True),
-        # "아까"/"방금" in a story of the user's own day, and before what was said.
-        ("아까 편의점 갔다가 생각났는데 컵라면 유통기한 지나도 먹어도 돼?", False),
-        ("아까 말씀하신 기한 다시 알려주세요", True),
-        ("방금 답변 한 줄로", True),
-        ("아까 거 다시", True),
         # "Conversely" opening a message: the other side of what was just said.
         ("반대로 세입자가 먼저 나가겠다고 하면?", True),
         ("거꾸로 회사가 먼저 계약을 끊으면 어떻게 돼?", True),
@@ -281,7 +272,7 @@ def test_a_doubt_or_a_demonstrative_at_the_start_points_back(message: str, point
         ("글자를 반대로 뒤집는 파이썬 코드 알려줘", False),
     ],
 )
-def test_own_clause_story_and_conversely(message: str, points: bool) -> None:
+def test_a_doubt_or_a_demonstrative_at_the_start_points_back(message: str, points: bool) -> None:
     assert references_previous_turn(message) is points
 
 
