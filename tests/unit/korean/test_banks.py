@@ -77,6 +77,16 @@ async def test_intent_and_needs_tool_decided_by_the_bank(no_llm: ModelSet) -> No
     assert fare.rewritten_query == "서울에서 부산까지 KTX 요금 얼마야"  # nothing to rewrite
 
 
+async def test_a_long_message_is_read_at_both_ends(no_llm: ModelSet) -> None:
+    # Past the rules' length limit the bank decides; it embeds a long message's head and tail.
+    story = "지난주에 친구들이랑 여행 계획을 세우다가 숙소는 바닷가 근처 펜션으로 정했어. " * 6
+    now = "2026-11-24 (화) 10:00 KST"
+    asked = await decide_intent(story + "그래서 말인데 내일 제주 날씨 어때?", [], no_llm, now)
+    told = await decide_intent(story, [], no_llm, now)
+    assert (asked.needs_tool, asked.decided_by) == (True, "embedding")
+    assert (told.intent, told.needs_tool) == ("new_question", False)
+
+
 async def test_a_follow_up_without_history_is_a_new_question(no_llm: ModelSet) -> None:
     d = await decide_intent("그럼 다른 데는?", [], no_llm, "2026-11-24 (화) 10:00 KST")
     assert d.intent == "new_question"
