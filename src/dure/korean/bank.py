@@ -185,10 +185,11 @@ def morpheme_bag(text: str) -> np.ndarray:
 
 
 #: A longer message is embedded as its head and tail (`EMBED_CHARS` // 2 characters each): e5's
-#: cost grows with length (a 150-character pasted text ≈ 100 ms, a short question ≈ 20 ms), and
-#: what is asked sits at either end. At 96 characters every decision's dev and blind accuracy
-#: measured unchanged.
-EMBED_CHARS = 96
+#: cost grows with length (on one core ≈ 15 ms at 10 characters, 36 ms at 64, 60 ms at 96, more
+#: for a pasted text), and what is asked sits at either end. Every decision's dev and blind
+#: accuracy at 96: unchanged; at 64: one blind6 previous-turn case lost, one blind2 route case
+#: gained; at 48: needs_tool lost 0.008–0.01.
+EMBED_CHARS = 64
 
 
 @lru_cache(maxsize=256)  # intent and needs_tool read the same message's vector

@@ -123,9 +123,12 @@ async def decide_intent(
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
         intent, needs_tool = _with_plain_tool(message, intent, needs_tool)
         if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
-            # "그럼 부산은?" after a weather question: more of the same needs the same tools.
-            earlier_vote = await TOOL_TIER2.adecide(models.settings, earlier)
-            needs_tool = earlier_vote is not None and earlier_vote.label == "True"
+            # "그럼 부산은?" after a weather question: more of the same needs the same tools
+            # (the bank asked only when no tool was plainly asked for earlier).
+            needs_tool = _with_plain_tool(earlier, intent, False)[1]
+            if not needs_tool:
+                earlier_vote = await TOOL_TIER2.adecide(models.settings, earlier)
+                needs_tool = earlier_vote is not None and earlier_vote.label == "True"
         rewritten = message.strip()
         if intent in ("follow_up", "clarification"):
             rewritten = await _rewrite(message, history, models, current_datetime)
