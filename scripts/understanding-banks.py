@@ -1,14 +1,17 @@
-"""Write the shipped example banks' e5 vectors beside them (src/dure/data/understanding/*.npy).
+"""Write the shipped example banks' e5 vectors and fitted classifiers beside them
+(src/dure/data/understanding/*.npy, *.npz).
 
-    .venv/bin/python scripts/understanding-banks.py          # after editing a bank
+    .venv/bin/python scripts/understanding-banks.py          # after editing a bank or a Tier2
     .venv/bin/python scripts/understanding-banks.py --check  # exit 1 when one is missing
 
-A bank's vectors are named by its content (`<bank>-<digest>.npy`), so an edited bank without
-new vectors is embedded at first use instead; tests/unit/korean/test_banks.py fails then.
+A bank's vectors are named by its texts (`<bank>-<digest>.npy`), a fitted classifier by the
+texts, labels and fitting settings (`<bank>-fit-<digest>.npz`), so an edited bank without new
+files is embedded and fitted at first use instead; tests/unit/korean/test_banks.py fails then.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -30,20 +33,33 @@ DATA = Path(__file__).resolve().parents[1] / "src" / "dure" / "data" / "understa
 def main() -> int:
     check = "--check" in sys.argv[1:]
     missing = []
+    scratch = Path(tempfile.mkdtemp(prefix="dure-banks-"))
     for name in sorted({t.bank for t in TIER2}):
-        spec = next(t for t in TIER2 if t.bank == name)
+        specs = [t for t in TIER2 if t.bank == name]
         rows = bank_rows(name)
-        bank = Bank(
-            name, [str(r[spec.text]) for r in rows], ["" for _ in rows], Path(tempfile.gettempdir())
-        )
-        target = DATA / bank.file_name
-        if target.exists():
-            continue
-        missing.append(name)
+        texts = [str(r[specs[0].text]) for r in rows]
+        vectors = Bank(name, texts, ["" for _ in rows], scratch).file_name
+        if not (DATA / vectors).exists():
+            missing.append(vectors)
+            if not check:
+                for old in DATA.glob(f"{name}-*.npy"):
+                    old.unlink()
+                np.save(DATA / vectors, shared_e5().embed_queries(texts).astype(np.float16))
+        fits = {}
+        for spec in specs:
+            bank = Bank(name, texts, [str(r[spec.label]) for r in rows], scratch)
+            fits[bank.model_file(spec.l2, spec.morphemes)] = (bank, spec)
+        for fit, (bank, spec) in fits.items():
+            if not (DATA / fit).exists():
+                missing.append(fit)
+                if not check:  # fitted from the shipped vectors, written to `scratch`
+                    bank.logistic(spec.l2, spec.morphemes)
+                    shutil.copyfile(scratch / fit, DATA / fit)
         if not check:
-            for old in DATA.glob(f"{name}-*.npy"):
-                old.unlink()
-            np.save(target, shared_e5().embed_queries(bank.texts).astype(np.float16))
+            for old in DATA.glob(f"{name}-fit-*.npz"):
+                if old.name not in fits:
+                    old.unlink()
+    shutil.rmtree(scratch, ignore_errors=True)
     if missing:
         print(("missing: " if check else "written: ") + ", ".join(missing))
     return 1 if check and missing else 0

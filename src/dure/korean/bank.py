@@ -5,11 +5,14 @@ is the text and which the label. Its vectors (e5, `query: ` prefix) are keyed by
 content: the shipped banks' vectors ship beside them (`scripts/understanding-banks.py` writes
 them); an edited bank is embedded once and kept under the data directory.
 
-The classifier is a softmax regression trained on the bank at first use (well under a second);
-its input adds a bag of Kiwi morphemes to the e5 vector (`Tier2.morphemes`, its weight):
-particles and endings ("도", "-면?") carry what a sentence vector blurs. It abstains when the
-winner's probability is below `settings.understanding.min_confidence`. Measured on the dev and
-blind sets, it beat k nearest neighbours (k = 3–15) on every decision.
+The classifier is a softmax regression on the bank; its input adds a bag of Kiwi morphemes to
+the e5 vector (`Tier2.morphemes`, its weight): particles and endings ("도", "-면?") carry what a
+sentence vector blurs. Fitting it takes seconds on a bank of thousands (the previous-turn bank:
+≈ 5 s of Kiwi, 7 s of gradient descent), so the shipped banks' fitted weights ship too, keyed by
+the bank's texts, labels and the fitting settings; an edited bank is fitted at first use and
+kept under the data directory. It abstains when the winner's probability is below
+`settings.understanding.min_confidence`. Measured on the dev and blind sets, it beat k nearest
+neighbours (k = 3–15) on every decision.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from functools import lru_cache
 from importlib.resources import files
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -59,6 +62,7 @@ class Bank:
         # Vectors depend on the texts alone (two decisions may label one bank differently).
         digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
         self.file_name = f"{name}-{digest}.npy"
+        self._cache = cache
         self._path = cache / self.file_name
         self._vectors: np.ndarray | None = None
         self._logistic: dict[tuple[float, float], Logistic] = {}
@@ -88,16 +92,41 @@ class Bank:
 
     def logistic(self, l2: float, morphemes: float = 0.0) -> Logistic:
         """A softmax regression on the bank's vectors, with the morpheme bag at weight
-        `morphemes` when it is above 0 (trained once per setting)."""
+        `morphemes` when it is above 0 (read from the shipped or cached fit, else fitted once)."""
         with self._lock:
             key = (l2, morphemes)
             if key not in self._logistic:
-                x = self._vectors_now()
-                if morphemes:
-                    bags = np.stack([morpheme_bag(t) for t in self.texts])
-                    x = np.hstack([x, bags * np.float32(morphemes)])
-                self._logistic[key] = Logistic.fit(x, self.labels, l2)
+                self._logistic[key] = self._fitted(l2, morphemes)
             return self._logistic[key]
+
+    def model_file(self, l2: float, morphemes: float) -> str:
+        """The name of the fitted classifier's file: it changes with the texts, the labels and
+        every setting of the fit."""
+        fit = [self.texts, self.labels.tolist(), l2, morphemes, Logistic.EPOCHS, Logistic.RATE]
+        digest = hashlib.sha256(json.dumps([*fit, MORPHEME_DIMS]).encode()).hexdigest()[:16]
+        return f"{self.name}-fit-{digest}.npz"
+
+    def _fitted(self, l2: float, morphemes: float) -> Logistic:
+        name = self.model_file(l2, morphemes)
+        shipped = files("dure").joinpath("data", "understanding", name)
+        for source in (shipped, self._cache / name):
+            if source.is_file():
+                try:
+                    with source.open("rb") as f:
+                        return Logistic.load(f)
+                except (OSError, ValueError, KeyError):
+                    pass  # a torn or foreign file: fit again
+        x = self._vectors_now()
+        if morphemes:
+            bags = np.stack([morpheme_bag(t) for t in self.texts])
+            x = np.hstack([x, bags * np.float32(morphemes)])
+        model = Logistic.fit(x, self.labels, l2)
+        self._cache.mkdir(parents=True, exist_ok=True)
+        tmp = self._cache / f"{name}.tmp"
+        with tmp.open("wb") as f:
+            model.save(f)
+        tmp.replace(self._cache / name)
+        return model
 
     def _vectors_now(self) -> np.ndarray:
         if self._vectors is None:
@@ -133,6 +162,17 @@ class Logistic:
             w -= rate * (x.T @ g + decay * w)
             b -= rate * g.sum(axis=0)
         return cls(w, b, classes)
+
+    def save(self, f: IO[bytes]) -> None:
+        """Write the weights, bias and classes (`load` reads them back)."""
+        np.savez(f, weights=self.weights, bias=self.bias, classes=np.array(self.classes))
+
+    @classmethod
+    def load(cls, f: IO[bytes]) -> Logistic:
+        """A classifier written by `save`."""
+        with np.load(f) as data:
+            classes = [str(c) for c in data["classes"]]
+            return cls(data["weights"].astype(np.float32), data["bias"].astype(np.float32), classes)
 
     def predict(self, vector: np.ndarray, min_probability: float) -> Vote | None:
         """The most probable label, or None when its probability is below `min_probability`."""

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dure.embeddings import shared_e5
-from dure.korean.bank import Bank, bank_rows
+from dure.korean.bank import Bank, Logistic, bank_rows
 from dure.korean.followup import FOLLOWUP_TIER2, decide_followup
 from dure.korean.intent import INTENT_TIER2, TOOL_TIER2, decide_intent
 from dure.korean.route import ROUTE_TIER2, decide_route
@@ -28,16 +28,38 @@ SHIPPED = Path(str(files("dure").joinpath("data", "understanding")))
 
 
 @pytest.mark.parametrize("spec", TIER2, ids=lambda t: f"{t.bank}:{t.label}")
-def test_every_bank_ships_the_vectors_of_its_current_text(spec, tmp_path: Path) -> None:
+def test_every_bank_ships_its_current_vectors_and_fit(spec, tmp_path: Path) -> None:
     rows = bank_rows(spec.bank)
-    assert {str(r[spec.label]) for r in rows} >= {"True", "False"} or len(rows) >= 150
-    bank = Bank(spec.bank, [str(r[spec.text]) for r in rows], ["" for _ in rows], tmp_path)
+    labels = [str(r[spec.label]) for r in rows]
+    assert set(labels) >= {"True", "False"} or len(rows) >= 150
+    bank = Bank(spec.bank, [str(r[spec.text]) for r in rows], labels, tmp_path)
     shipped = SHIPPED / bank.file_name
     assert shipped.is_file(), "a bank changed: run scripts/understanding-banks.py"
     vectors = np.load(shipped).astype(np.float32)
     assert vectors.shape == (len(rows), 384)
     fresh = shared_e5().embed_queries(bank.texts[:3])
     assert np.all(np.sum(vectors[:3] * fresh, axis=1) > 0.99)
+    fit = SHIPPED / bank.model_file(spec.l2, spec.morphemes)
+    assert fit.is_file(), "a bank or its Tier2 changed: run scripts/understanding-banks.py"
+    model = bank.logistic(spec.l2, spec.morphemes)  # read, not fitted: nothing lands in tmp_path
+    assert sorted(model.classes) == sorted(set(labels)) and not list(tmp_path.glob("*.npz"))
+
+
+def test_an_edited_bank_is_fitted_once_then_read(tmp_path: Path, monkeypatch) -> None:
+    texts = ["내일 날씨 어때", "고마워", "환율 알려줘", "ㅋㅋ 웃기다"]
+    first = Bank("mine", texts, ["True", "False", "True", "False"], tmp_path)
+    fitted = first.logistic(1e-3, 0.3)
+    assert len(list(tmp_path.glob("mine-fit-*.npz"))) == 1
+
+    def refit(*args, **kwargs):
+        raise AssertionError("fitted again")
+
+    monkeypatch.setattr(Logistic, "fit", refit)
+    again = Bank("mine", texts, ["True", "False", "True", "False"], tmp_path).logistic(1e-3, 0.3)
+    assert again.classes == fitted.classes and np.array_equal(again.weights, fitted.weights)
+    relabelled = Bank("mine", texts, ["False", "False", "True", "True"], tmp_path)
+    with pytest.raises(AssertionError, match="fitted again"):  # other labels: another fit
+        relabelled.logistic(1e-3, 0.3)
 
 
 @pytest.fixture
