@@ -44,8 +44,8 @@ from dure.llm import ModelSet, agenerate_structured
 #: whose text matched a dev or blind message dropped). Grouped 5-fold CV over all of it (folds by
 #: previous turn, scored on the rows the rules leave open): trained on the first 1,376 alone 0.847,
 #: on all 0.892 at l2 1e-4 (3e-4 0.887). Against the old bank and l2 1e-3: blind / blind2–6
-#: 0.941 / 0.942 / 0.950 / 0.940 / 0.925 / 0.887 → 0.933 / 0.950 / 0.969 / 0.973 / 0.938 / 0.919
-#: (pooled 0.930 → 0.947), dev 0.907 → 0.894.
+#: 0.941 / 0.942 / 0.950 / 0.940 / 0.925 / 0.887 → 0.933 / 0.950 / 0.969 / 0.973 / 0.938 / 0.912
+#: (pooled 0.930 → 0.946; blind6 0.919 before `bank.EMBED_CHARS`), dev 0.907 → 0.894.
 FOLLOWUP_TIER2 = Tier2("followup", "refers_to_previous", l2=1e-4, morphemes=0.5)
 
 #: Thanks (laughter alone is not), then "그럼" / "근데" and a question: the thanks closed the previous turn,
