@@ -125,7 +125,7 @@ async def decide_intent(
         if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
             # "그럼 부산은?" after a weather question: more of the same needs the same tools
             # (the bank asked only when no tool was plainly asked for earlier).
-            needs_tool = _with_plain_tool(earlier, intent, False)[1]
+            needs_tool = _asks_for_tool(earlier)
             if not needs_tool:
                 earlier_vote = await TOOL_TIER2.adecide(models.settings, earlier)
                 needs_tool = earlier_vote is not None and earlier_vote.label == "True"
@@ -148,10 +148,15 @@ async def decide_intent(
     return IntentResult(intent, needs_tool, d.rewritten_query, "llm")
 
 
+def _asks_for_tool(message: str) -> bool:
+    """A tool plainly asked for (sum, clock, weather, web, Wikipedia), or the user's documents."""
+    return tool_hint(message) is not None or asks_documents(message)
+
+
 def _with_plain_tool(message: str, intent: Intent, needs_tool: bool) -> tuple[Intent, bool]:
-    """A tool plainly asked for (sum, clock, weather, web, Wikipedia), or the user's documents,
-    needs a tool whatever a classifier said: answering from memory would be a guess."""
-    if tool_hint(message) is None and not asks_documents(message):
+    """A message that plainly asks for a tool needs one whatever a classifier said: answering
+    from memory would be a guess."""
+    if not _asks_for_tool(message):
         return intent, needs_tool
     return ("new_question" if intent == "chitchat" else intent), True
 
