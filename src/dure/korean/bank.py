@@ -22,19 +22,21 @@ import hashlib
 import json
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
 from itertools import pairwise
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
 from dure.embeddings import shared_e5
 from dure.retrieval.tokenize import tagged
 from dure.settings import Settings
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,6 @@ class Bank:
         digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
         self.file_name = f"{name}-{digest}.npy"
         self._cache = cache
-        self._path = cache / self.file_name
         self._vectors: np.ndarray | None = None
         self._logistic: dict[tuple[float, float], Logistic] = {}
         self._lock = threading.Lock()
@@ -75,20 +76,13 @@ class Bank:
             return self._vectors_now()
 
     def _load(self) -> np.ndarray:
-        shipped = files("dure").joinpath("data", "understanding", self.file_name)
-        for source in (shipped, self._path):
-            if source.is_file():
-                try:
-                    with source.open("rb") as f:
-                        return np.load(f).astype(np.float32)
-                except (OSError, ValueError):
-                    pass  # a torn or foreign file: embed again
-        vectors = shared_e5().embed_queries(self.texts)
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._path.with_suffix(".tmp.npy")
-        np.save(tmp, vectors.astype(np.float16))
-        tmp.replace(self._path)
-        return vectors
+        return _kept(
+            self.file_name,
+            self._cache,
+            lambda f: np.load(f).astype(np.float32),
+            lambda: shared_e5().embed_queries(self.texts),
+            lambda vectors, f: np.save(f, vectors.astype(np.float16)),
+        )
 
     def logistic(self, l2: float, morphemes: float = 0.0) -> Logistic:
         """A softmax regression on the bank's vectors, with the morpheme bag at weight
@@ -107,31 +101,45 @@ class Bank:
         return f"{self.name}-fit-{digest}.npz"
 
     def _fitted(self, l2: float, morphemes: float) -> Logistic:
-        name = self.model_file(l2, morphemes)
-        shipped = files("dure").joinpath("data", "understanding", name)
-        for source in (shipped, self._cache / name):
-            if source.is_file():
-                try:
-                    with source.open("rb") as f:
-                        return Logistic.load(f)
-                except (OSError, ValueError, KeyError):
-                    pass  # a torn or foreign file: fit again
-        x = self._vectors_now()
-        if morphemes:
-            bags = np.stack([morpheme_bag(t) for t in self.texts])
-            x = np.hstack([x, bags * np.float32(morphemes)])
-        model = Logistic.fit(x, self.labels, l2)
-        self._cache.mkdir(parents=True, exist_ok=True)
-        tmp = self._cache / f"{name}.tmp"
-        with tmp.open("wb") as f:
-            model.save(f)
-        tmp.replace(self._cache / name)
-        return model
+        def fit() -> Logistic:
+            x = self._vectors_now()
+            if morphemes:
+                bags = np.stack([morpheme_bag(t) for t in self.texts])
+                x = np.hstack([x, bags * np.float32(morphemes)])
+            return Logistic.fit(x, self.labels, l2)
+
+        return _kept(self.model_file(l2, morphemes), self._cache, Logistic.load, fit, Logistic.save)
 
     def _vectors_now(self) -> np.ndarray:
         if self._vectors is None:
             self._vectors = self._load()
         return self._vectors
+
+
+def _kept(
+    name: str,
+    cache: Path,
+    read: Callable[[IO[bytes]], _T],
+    make: Callable[[], _T],
+    write: Callable[[_T, IO[bytes]], None],
+) -> _T:
+    """The file `name` as the package ships it, else as kept under `cache`, else `make()`, kept
+    there for next time (a torn or foreign file is made again)."""
+    shipped = files("dure").joinpath("data", "understanding", name)
+    for source in (shipped, cache / name):
+        if source.is_file():
+            try:
+                with source.open("rb") as f:
+                    return read(f)
+            except (OSError, ValueError, KeyError):
+                pass
+    value = make()
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f"{name}.tmp"
+    with tmp.open("wb") as f:
+        write(value, f)
+    tmp.replace(cache / name)
+    return value
 
 
 class Logistic:
