@@ -43,10 +43,12 @@ _SINO_BARE = re.compile(
     rf"(?<![가-힣\d])((?=[{_DIGITS}백십]*[백십])[{_DIGITS}백십]{{2,}}|십)\s*조{_SINO_SUB}{_AFTER_JO}"
     r"(?!\s*(?:원|달러|억|만|개|규모|어치))"
 )
-#: One syllable alone as the whole question ("오조", "칠조는?", "삼조 보여줘"): 삼 to 팔 only, since
-#: "일조" (sunlight), "이 조" (this article) and "구조" (structure) are words of their own.
+#: One syllable alone as the whole question, with any particle ("오조", "칠조는?", "육조엔",
+#: "삼조 보여줘"): 삼 to 팔 only, since "일조" (sunlight), "이 조" (this article) and "구조"
+#: (structure) are words of their own.
 _SINO_ALONE = re.compile(
-    r"^\s*([삼사오육칠팔])\s*조(?:항)?\s*(?:[은는이가을를도]|에서|에)?"
+    r"^\s*([삼사오육칠팔])\s*조(?:항)?\s*"
+    r"(?:[은는이가을를도만]|에서는|에서|에선|에는|엔|에|이랑|랑|하고|와|과)?"
     r"(?:\s*(?:내용|원문|좀|뭐|뭔데|뭐야|뭐임|뭐예요|알려|보여|설명|읽어|말해|나와|나오|적혀|써|어떻게)\S*)*\s*[?？!.~]*\s*$"
 )
 #: Native ordinals: 열다섯 번째 조항, 스물한 번째 조, 첫째 조항.

@@ -38,6 +38,8 @@ from dure.documents import extract_article_refs, find_article_numbers
         ("오조", ["제5조"]),  # one syllable, when it is the whole question
         ("칠조는?", ["제7조"]),
         ("팔조에 뭐라고 나와?", ["제8조"]),
+        ("육조엔 뭐가 나와?", ["제6조"]),  # any particle after it
+        ("사조에서는 뭐야", ["제4조"]),
         ("다섯번째 조항 뭐야", ["제5조"]),
         ("스물한 번째 조", ["제21조"]),
         ("첫째 조항", ["제1조"]),
