@@ -91,6 +91,9 @@ class SearchSettings(BaseModel):
     thesaurus: bool = Field(
         True, description="expand everyday words to contract terms (never over statutes only)"
     )
+    associations: bool = Field(
+        True, description="add learned contract words to the keyword query (not statutes)"
+    )
     query_adapter: bool = Field(
         True, description="map everyday questions towards contract wording (e5; not statutes)"
     )

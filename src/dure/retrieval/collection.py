@@ -28,14 +28,13 @@ from dure.documents import (
 from dure.embeddings import Embedder
 from dure.errors import DureError
 from dure.retrieval.adapter import query_adapter
+from dure.retrieval.associations import query_terms
 from dure.retrieval.fusion import fuse
 from dure.retrieval.paragraphs import embed_records, paragraph_list
 from dure.retrieval.records import build_records
 from dure.retrieval.references import numbered_records
 from dure.retrieval.statutes import only_statutes
 from dure.retrieval.stores.base import Store
-from dure.retrieval.thesaurus import expand_query
-from dure.retrieval.tokenize import analyse
 from dure.retrieval.types import KINDS, Hit, IndexResult, Kind, Record, StoredDoc, check_name
 from dure.settings import Settings
 
@@ -350,21 +349,22 @@ class Collection:
         """The lists fusion starts from: `keyword` (Kiwi BM25) and/or `dense` (cosine), each
         (record id, score) best first, `depth` long, and in hybrid mode `paragraph` (the dense
         list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus`
-        defaults to the setting; neither it nor the query adapter (`dure.retrieval.adapter`)
-        applies when every document searched is a statute (`dure.retrieval.statutes`)."""
+        defaults to the setting; neither it, the learned associations nor the query adapter
+        (`dure.retrieval.adapter`) applies when every document searched is a statute
+        (`dure.retrieval.statutes`)."""
         statutes = only_statutes(self.store, kind, doc_id, self._statutes)
         use_thesaurus = not statutes and (
             self.settings.search.thesaurus if thesaurus is None else thesaurus
         )
-        content, forms = analyse(query)
-        # Everyday words → legal terms, added to both lists when the thesaurus is on.
-        extra = expand_query(query, forms) if use_thesaurus else []
+        tokens, text = query_terms(
+            query, use_thesaurus, not statutes and self.settings.search.associations
+        )
         lists: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "keyword"):
-            lists["keyword"] = self.store.keyword_search(content + extra, depth, kind, doc_id)
+            lists["keyword"] = self.store.keyword_search(tokens, depth, kind, doc_id)
         if mode in ("hybrid", "dense"):
             assert self.embedder is not None
-            vector = self.embedder.embed_query(" ".join([query, *extra]))
+            vector = self.embedder.embed_query(text)
             adapter = None if statutes else query_adapter(self.embedder.name)
             if adapter is not None and self.settings.search.query_adapter:
                 vector = adapter(vector)
