@@ -104,10 +104,12 @@ def _redo_request(morphs: Sequence[tuple[str, str]]) -> bool:
     )
 
 
-#: The user announces a new question ("다른 질문인데", "딴 얘긴데", "그건 그렇고", "저거 말고요, …").
+#: The user announces a new question ("다른 질문인데", "딴 얘긴데", "새로 물어볼게", "그건 그렇고",
+#: "저거 말고요, …").
 _SWITCH = re.compile(
     r"(?:다른|새|새로운|딴)\s*(?:질문|얘기|얘긴|이야기|이야긴)"
     r"|(?:다른|딴)\s*(?:거|걸|것)\s*(?:하나\s*)?(?:만\s*)?(?:좀\s*)?(?:더\s*)?물어"
+    r"|새로\s*(?:하나\s*)?(?:물어|질문)"
     r"|그건\s*그렇고|화제\s*(?:를\s*)?(?:바꿔|돌려)"
     r"|(?:이거|저거|그거|요거)\s*(?:말고|말구)(?:요)?\s*[,.!]"
     # The previous topic dismissed ("이건 됐고", "그건 나중에 보고"): what follows is new.

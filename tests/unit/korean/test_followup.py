@@ -141,6 +141,8 @@ def _assert_ruled(message: str, refers: bool) -> None:
         ("그건 됐고 자동차 보험 갱신은 언제 해야 돼?", False),  # the old topic dismissed
         ("이건 나중에 볼게, 전입신고 온라인으로 되나?", False),
         ("딴 거 하나만 물어볼게 여권 재발급 기간 얼마나 걸려?", False),
+        ("이건 말고 새로 질문할게요. 등기부등본은 어디서 떼요?", False),
+        ("새로 물어볼게 그거 언제까지야?", True),  # announced, but still points back
         ("그건 됐고 왜 그렇게 된 거야?", True),  # nothing named: still about the answer
         ("그거 말고 다른 거 추천해줘", True),  # another one of what was listed
         ("다른 질문인데 그 조항은 누가 정해?", True),  # the new question still points back
