@@ -22,6 +22,7 @@ from dure.retrieval import open_collection
 from dure.retrieval.associations import (
     ASSOCIATIONS_FILE,
     MIN_COUNT,
+    MIN_CHARS,
     MIN_LIFT,
     MIN_WRITERS,
     PER_WORD,
@@ -91,6 +92,7 @@ def learn(questions: list[Question]) -> dict[str, list[str]]:
                 if n >= MIN_COUNT
                 and len(writers[w, t]) >= MIN_WRITERS
                 and not any(c.isdigit() for c in t)
+                and len(t) >= MIN_CHARS
             ),
             reverse=True,
         )
