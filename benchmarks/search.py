@@ -14,12 +14,14 @@ questions colloquial), frozen after that work, and `benchmarks/data/blind5/`, a 
 same shape (fitness/PT, interior works, franchise), frozen after the blind4 work, and
 `benchmarks/data/blind6/`, a sixth (moving service, childcare, SaaS subscription). Contract and document questions are searched within their document.
 
-For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each with the everyday →
-legal-term thesaurus (never applied to statutes: `dure.retrieval.statutes`), plain RRF
+For each set: hit@1 / hit@3 / hit@5 / MRR of Kiwi-BM25, e5 dense, each plain and with the
+everyday → legal-term thesaurus (for BM25 with the learned associations too,
+`dure.retrieval.associations`; neither is applied to statutes: `dure.retrieval.statutes`), plain RRF
 (1:1, k = 60), a grid of fusions (`benchmarks/_fusion.py`) and Dure's search as shipped
 (`Collection.search`: settings' fusion + the article-number parser), and Dure's search with
 the query adapter off (`dure_no_adapter`; the lists above are as search builds them, so their
-dense lists over contracts carry the adapter). The fusion shipped in
+dense lists over contracts carry the adapter) and with the associations off
+(`dure_no_associations`). The fusion shipped in
 `SearchSettings` is the grid's best on the pooled dev sets (hit@1, then MRR); the blind sets
 are measured after that choice and report the issue's rule: above the best single list on
 the pooled blind sets and within one question of it on every blind set.
@@ -155,7 +157,8 @@ def _evaluate_set(
         "dense_e5+thesaurus": lambda q: ranked(lists(q, True).dense_ids),
         **{c.name: (lambda q, c=c: ranked(fuse(c, lists(q, c.thesaurus)))) for c in candidates},
         "dure": lambda q: col.search(q["query"], 10, doc_id=scope(q)),
-        "dure_no_adapter": lambda q: _without_adapter(col, q["query"], scope(q)),
+        "dure_no_adapter": lambda q: _without(col, "query_adapter", q["query"], scope(q)),
+        "dure_no_associations": lambda q: _without(col, "associations", q["query"], scope(q)),
     }
     doc_ids = None if within else ids
     results = {m: evaluate(questions, fn, doc_ids) for m, fn in methods.items()}
@@ -164,14 +167,15 @@ def _evaluate_set(
     return results
 
 
-def _without_adapter(col: Collection, query: str, doc_id: str | None) -> list[Any]:
-    """Dure's search with the query adapter switched off (what it adds, in the same run)."""
-    shipped = col.settings.search.query_adapter
-    col.settings.search.query_adapter = False
+def _without(col: Collection, part: str, query: str, doc_id: str | None) -> list[Any]:
+    """Dure's search with one part (a boolean search setting) switched off: what the part adds,
+    in the same run."""
+    shipped = getattr(col.settings.search, part)
+    setattr(col.settings.search, part, False)
     try:
         return col.search(query, 10, doc_id=doc_id)
     finally:
-        col.settings.search.query_adapter = shipped
+        setattr(col.settings.search, part, shipped)
 
 
 def quality(tmp: Path, emb: Embedder) -> dict[str, Any]:

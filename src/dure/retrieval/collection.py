@@ -349,15 +349,16 @@ class Collection:
         """The lists fusion starts from: `keyword` (Kiwi BM25) and/or `dense` (cosine), each
         (record id, score) best first, `depth` long, and in hybrid mode `paragraph` (the dense
         list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus`
-        defaults to the setting; neither it, the learned associations nor the query adapter
-        (`dure.retrieval.adapter`) applies when every document searched is a statute
+        defaults to the setting; False searches the words as said, without the learned
+        associations (`dure.retrieval.associations`) either. Neither applies, nor the query
+        adapter (`dure.retrieval.adapter`), when every document searched is a statute
         (`dure.retrieval.statutes`)."""
+        s = self.settings.search
         statutes = only_statutes(self.store, kind, doc_id, self._statutes)
-        use_thesaurus = not statutes and (
-            self.settings.search.thesaurus if thesaurus is None else thesaurus
-        )
         tokens, text = query_terms(
-            query, use_thesaurus, not statutes and self.settings.search.associations
+            query,
+            not statutes and (s.thesaurus if thesaurus is None else thesaurus),
+            not statutes and s.associations and thesaurus is not False,
         )
         lists: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "keyword"):
@@ -366,10 +367,10 @@ class Collection:
             assert self.embedder is not None
             vector = self.embedder.embed_query(text)
             adapter = None if statutes else query_adapter(self.embedder.name)
-            if adapter is not None and self.settings.search.query_adapter:
+            if adapter is not None and s.query_adapter:
                 vector = adapter(vector)
             lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)
-            if mode == "hybrid" and self.settings.search.paragraph_weight > 0:
+            if mode == "hybrid" and s.paragraph_weight > 0:
                 found = self.store.records([rid for rid, _ in lists["dense"]])
                 lists["paragraph"] = paragraph_list(self.embedder, found, vector)
         return lists
