@@ -107,7 +107,9 @@ def _hits(questions: list[Question], table: dict[str, list[str]] | None) -> tupl
     h1 = h3 = 0
     indexes: dict[int, BM25Index] = {}
     for q in questions:
-        index = indexes.setdefault(id(q.articles), BM25Index(q.articles))
+        if id(q.articles) not in indexes:  # one index per contract
+            indexes[id(q.articles)] = BM25Index(q.articles)
+        index = indexes[id(q.articles)]
         extra = associated_terms(q.words, table) if table is not None else []
         ranked = [i for i, _ in index.search(q.words + q.thesaurus + extra, len(q.articles))]
         rank = ranked.index(q.gold) if q.gold in ranked else len(ranked)

@@ -15,7 +15,8 @@ articles with the thesaurus, hit@1 / hit@3): without the table 0.556 / 0.751, wi
 0.790 (with one-syllable words 0.593 / 0.790). On 28 writers (five more, not shipped) one word
 per q 0.597 / 0.789 against two 0.592 / 0.787, lift 0.4 0.597 / 0.781, 0.5 0.585 / 0.765, and
 5 times from 3 writers 0.595 / 0.788. Pooled blind contract sets 1–6 (861 questions), Dure's
-search: hit@1 0.796 → 0.814, hit@3 0.928 → 0.933.
+search without → with the table (one run, `dure_no_associations` in `benchmarks/search.py`):
+hit@1 0.797 → 0.814, hit@3 0.928 → 0.933.
 
 The words go to the keyword list only: the dense query is the text the query adapter was trained
 on. Like the thesaurus and the adapter it is left out when every document searched is a statute.
