@@ -95,7 +95,18 @@ def install_log_masking() -> None:
                 text = record.getMessage()
             except (TypeError, ValueError):  # a malformed format: logging reports it as it is
                 return record
-            record.msg, record.args = mask(text), None
+            hidden = mask(text)
+            if hidden == text:
+                return record  # nothing to hide: formatters that read the arguments still can
+            if isinstance(record.args, tuple):  # hidden in each argument, kept as arguments
+                each = tuple(mask(a) if isinstance(a, str) else a for a in record.args)
+                try:
+                    if str(record.msg) % each == hidden:
+                        record.args = each
+                        return record
+                except (TypeError, ValueError):
+                    pass
+            record.msg, record.args = hidden, None
             return record
 
         logging.setLogRecordFactory(masked)

@@ -30,6 +30,13 @@ def _settings_for(host: str | None, port: int | None) -> Settings:
     return get_settings()
 
 
+#: Seconds a worker may leave uvicorn's health ping unanswered before it is killed and
+#: restarted (uvicorn's default is 5). Kiwi's model load holds the GIL for ≈ 3 s on an idle
+#: machine and longer on a busy one; a worker killed then loses the requests it was serving
+#: (seen: an MCP call that never got its answer). A worker really hung is still restarted.
+WORKER_HEALTHCHECK_S = 60
+
+
 def serve(
     host: Annotated[str | None, typer.Option(help="바인드 주소 (기본: 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="포트 (기본: 8000)")] = None,
@@ -62,6 +69,7 @@ def serve(
         workers=workers,
         log_level="info",
         timeout_graceful_shutdown=30,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
     )
 
 

@@ -51,6 +51,20 @@ def test_log_records_are_masked_whatever_logger(caplog: pytest.LogCaptureFixture
     assert caplog.records[-1].getMessage() == "user [전화번호] said 안녕"
 
 
+def test_masked_records_keep_their_arguments_for_formatters_that_read_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """uvicorn's access log formats `record.args` itself: they stay a tuple, masked one by one."""
+    install_log_masking()
+    caplog.set_level(logging.INFO)
+    access = logging.getLogger("uvicorn.access")
+    access.info('%s - "%s %s" %d', "127.0.0.1:5000", "GET", "/threads?tel=010-1234-5678", 200)
+    access.info('%s - "%s %s" %d', "127.0.0.1:5000", "GET", "/healthz", 200)
+    hidden, plain = caplog.records[-2:]
+    assert hidden.args == ("127.0.0.1:5000", "GET", "/threads?tel=[전화번호]", 200)
+    assert plain.args == ("127.0.0.1:5000", "GET", "/healthz", 200)
+
+
 def payload(settings: Settings) -> dict:
     model = openai_chat_model(settings, "smart")
     return model._get_request_payload(
