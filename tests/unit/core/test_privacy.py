@@ -57,7 +57,7 @@ def test_masked_records_keep_their_arguments_for_formatters_that_read_them(
     """uvicorn's access log formats `record.args` itself: they stay a tuple, masked one by one."""
     install_log_masking()
     caplog.set_level(logging.INFO)
-    access = logging.getLogger("uvicorn.access")
+    access = logging.getLogger("dure.test.access")  # uvicorn's own stops propagating once run
     access.info('%s - "%s %s" %d', "127.0.0.1:5000", "GET", "/threads?tel=010-1234-5678", 200)
     access.info('%s - "%s %s" %d', "127.0.0.1:5000", "GET", "/healthz", 200)
     hidden, plain = caplog.records[-2:]
