@@ -21,8 +21,8 @@ from pathlib import Path
 from dure.retrieval import open_collection
 from dure.retrieval.associations import (
     ASSOCIATIONS_FILE,
-    MIN_COUNT,
     MIN_CHARS,
+    MIN_COUNT,
     MIN_LIFT,
     MIN_WRITERS,
     PER_WORD,
