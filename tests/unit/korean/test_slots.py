@@ -41,6 +41,16 @@ def lunch(text: str, now: datetime = WED, expect: tuple[str, ...] = ()) -> dict[
         ("광주 충장로 12시 3명", "광주 충장로", "광주 충장로"),
         ("여수 낭만포차거리 1시에 둘이", "여수 낭만포차거리", "여수 낭만포차거리"),
         ("제주 애월 카페거리 1시", "제주 애월", "제주 애월"),
+        # a name written on to a known place is the place said; the known place is its area
+        ("코엑스몰에서 파스타", "코엑스몰", "삼성"),
+        ("혼자 여의도 IFC몰에서 샐러드", "여의도 IFC몰", "여의도"),
+        ("IFC몰 근처 샐러드", "IFC몰", "여의도"),
+        ("을지로3가에서 냉면", "을지로3가", "을지로"),
+        # …but not 근처/쪽, a food or a count written on to it
+        ("강남역근처 쌀국수", "강남역", "강남"),
+        ("광화문쪽에서 둘이", "광화문", "광화문"),
+        ("성수동브런치 2인", "성수동", "성수"),
+        ("강남2명 12시", "강남", "강남"),
     ],
 )
 def test_place_as_said_and_its_area(text: str, place: str, area: str) -> None:

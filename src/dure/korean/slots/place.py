@@ -2,8 +2,10 @@
 
 A place slot keeps what the user said, without particles, 근처/쪽/앞/기준, line or exit
 numbers ("선릉역 5번 출구 근처에서" → "선릉역", "부산 서면 쪽" → "부산 서면"), and a landmark
-keeps the place before it ("여의도 파크원 앞" → "여의도 파크원"); its canonical area for search
-is `canonical_place` ("선릉역" → the catalogue's area, "여의도 파크원" → 여의도). A name outside the
+keeps the place before it ("여의도 파크원 앞" → "여의도 파크원"), and a name written on to a known
+one is kept whole ("코엑스몰", "여의도 IFC몰", not "강남역근처" or "성수동브런치"); its canonical area
+for search is `canonical_place` ("선릉역" → the catalogue's area, "여의도 파크원" and "코엑스몰" → the
+known place in it). A name outside the
 gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역, or from the word after
 a city that Kiwi reads as a proper noun or that ends like a landmark ("대구 동성로", "전주
 한옥마을"); words that are not places (회사, 집, 여기, 가족 …) never are.
@@ -88,9 +90,10 @@ def canonical_place(name: str) -> str:
     stripped = re.sub(r"역$", "", compact)
     if stripped in known:
         return known[stripped]
-    for word in compact.split():  # a landmark after a known place: "여의도 파크원"
-        if (area := known.get(word) or known.get(re.sub(r"역$", "", word))) is not None:
-            return area
+    # a known place with a landmark after it or written on: "여의도 파크원", "코엑스몰", "IFC몰"
+    if found := _gazetteer_re().search(compact):
+        name = found.group()
+        return known.get(name) or known.get(re.sub(r"역$", "", name), stripped)
     return stripped
 
 
@@ -99,13 +102,40 @@ def _is_place(name: str) -> bool:
 
 
 def _surface(text: str, start: int, end: int) -> tuple[str, int, int]:
-    """The place as said at `text[start:end]`, widened to a region before it ("부산 서면") or
-    an acronym after it ("여의도 IFC")."""
+    """The place as said at `text[start:end]`, widened to a region before it ("부산 서면"), an
+    acronym after it ("여의도 IFC") and the rest of its word (`_word_end`)."""
     if region := _REGION_BEFORE.search(text[:start]):
         start = region.start()
     if acronym := _ACRONYM_AFTER.match(text[end:]):
         end += acronym.end()
+    end = _word_end(text, end)
     return re.sub(r"\s+", " ", text[start:end]).strip(), start, end
+
+
+#: Nouns written on to a place that are not part of its name ("강남역근처", "광화문쪽", "강남역맛집").
+_NOT_NAME_PARTS = (
+    frozenset("근처 부근 인근 주변 근방 쪽 앞 옆 뒤 안 기준 쯤 맛집".split()) | _NOT_PLACES
+)
+
+
+def _word_end(text: str, end: int) -> int:
+    """Where the name that ends at `end` really ends: through the nouns written on to it with no
+    space ("코엑스몰", "IFC몰", "을지로3가", "판교역점"), not through a particle, 근처/쪽/앞 or a
+    food ("강남역에서", "강남역근처", "성수동브런치")."""
+    if not text[end : end + 1].strip() or not text[end].isalnum():
+        return end
+    reached = end
+    for form, tag, start, stop in spans(text):
+        if stop <= end:
+            continue
+        if start > reached or tag not in ("NNG", "NNP", "SL", "SN"):
+            break
+        if form in _NOT_NAME_PARTS or form.lower() in VOCABULARY:
+            break
+        reached = stop
+        if tag != "SN":  # a number only inside a name ("3가"), not before a count ("강남2명")
+            end = stop
+    return end
 
 
 def _landmarks(text: str) -> list[tuple[int, int]]:
@@ -136,7 +166,8 @@ def _add(u: Utterance, start: int, end: int) -> None:
 def extract_places(u: Utterance, *, expected: bool = False) -> None:
     """Places (`place`) as said; `expected` accepts a bare name as the answer ("합정이요")."""
     for m in _gazetteer_re().finditer(u.text):
-        _add(u, m.start(), m.end())
+        if u.text[m.start() : m.end()] == m.group():  # not inside a place found just before
+            _add(u, m.start(), m.end())
     known = u.of("place")
     for start, end in _landmarks(u.text):
         _add(u, start, end)
