@@ -51,6 +51,7 @@ def lunch(text: str, now: datetime = WED, expect: tuple[str, ...] = ()) -> dict[
         ("광화문쪽에서 둘이", "광화문", "광화문"),
         ("성수동브런치 2인", "성수동", "성수"),
         ("강남2명 12시", "강남", "강남"),
+        ("을지로 노가리 골목 쪽 한 시", "을지로", "을지로"),  # 골목 alone names no place
     ],
 )
 def test_place_as_said_and_its_area(text: str, place: str, area: str) -> None:
@@ -74,10 +75,30 @@ def test_words_that_are_not_places() -> None:
         ("이번 주 금요일 점심", "2025-03-07"),
         ("다음주 화요일 점심", "2025-03-11"),
         ("금요일 점심", "2025-03-07"),
+        # days of a month: named, or bare before a meal or a time (a day already past is next month's)
+        ("다음 달 3일 점심", "2025-04-03"),
+        ("이번 달 20일 점심", "2025-03-20"),
+        ("20일 점심", "2025-03-20"),
+        ("3일 점심", "2025-04-03"),
+        # days and weeks from today
+        ("3일 뒤 점심", "2025-03-08"),
+        ("이틀 후 점심", "2025-03-07"),
+        ("2주 뒤 점심", "2025-03-19"),
     ],
 )
 def test_dates_against_now(text: str, day: str) -> None:
     assert lunch(text) == {"date": day}
+
+
+@pytest.mark.parametrize("text", ["3일 동안 점심", "주 3일 점심", "3일째 점심", "담달 31일 점심"])
+def test_a_count_of_days_is_no_date(text: str) -> None:
+    assert "date" not in lunch(text)
+
+
+def test_a_day_of_the_month_with_its_time() -> None:
+    assert lunch("다음 달 3일 1시 반")["datetime"] == "2025-04-03T13:30:00+09:00"
+    assert lunch("5일 12시")["datetime"] == "2025-03-05T12:00:00+09:00"  # today, still ahead
+    assert lunch("4일 12시")["datetime"] == "2025-04-04T12:00:00+09:00"
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from dure.retrieval.tokenize import spans
 _NOT_PLACES = frozenset(
     "회사 사무실 여기 거기 저기 이곳 그곳 근처 우리 동네 지하철 버스 식당 맛집 가게 출구 입구 학교 "
     "카페 본사 건물 사옥 사거리 오늘 내일 모레 점심 저녁 아침 회의실 미팅룸 창가 자리 다른데 아무데나 "
-    "어디 어디든 거기서 그쪽 이쪽 저쪽 집앞 회사앞 정문 후문 주차장 그냥 역시".split()
+    "어디 어디든 거기서 그쪽 이쪽 저쪽 집앞 회사앞 정문 후문 주차장 그냥 역시 골목 지하 상가".split()
 )
 _PARTICLE_AFTER = r"(?:역)?\s*(?:에서|근처|부근|인근|쪽|주변|앞|기준)"
 #: Cities and provinces that may stand before a district ("부산 서면", "대전 둔산동").

@@ -2,7 +2,8 @@
 
 Rules (no LLM): 오늘/내일/모레/글피; 이번 주·다음 주 + 요일 (weeks start on Monday; "이번 주
 월요일" already past means next week's); a bare 요일 is its next occurrence (today included);
-"3월 7일". Times: "12시 반", "12시 30분", "12:30", "정오", "오후 1시"; without 오전/오후 an
+"3월 7일"; "3일 뒤", "이틀 후"; "다음 달 3일", and a bare "20일" before a time or a meal (this
+month's if still ahead, else next month's). Times: "12시 반", "12시 30분", "12:30", "정오", "오후 1시"; without 오전/오후 an
 hour from 1 to 6 is afternoon. "점심" alone is no time. "10시부터 12시까지" is a start and a
 duration. A time without a date is today if still ahead of now, otherwise tomorrow.
 """
@@ -37,7 +38,14 @@ DATE = re.compile(
     rf"(?P<rel>{alternation(_RELATIVE)}|낼(?=\s|$|[,.]))"
     r"|(?P<wk>이번\s*주|금주|다다음\s*주|다음\s*주|담주|차주)?\s*(?P<wd>[월화수목금토일])(?:요일|욜)"
     r"|(?:(?P<y>\d{4})\s*년\s*)?(?P<mo>\d{1,2})\s*월\s*(?P<d>\d{1,2})\s*일"
+    # a day of this or a later month ("다음 달 3일"), or a bare day before a time or a meal
+    # ("20일 점심", "5일 12시"), not a count of days ("3일 동안", "3일째", "주 3일")
+    r"|(?:(?P<mrel>이번\s*달|이달|다다음\s*달|다음\s*달|담달)\s*)(?P<md>\d{1,2})\s*일"
+    r"|(?<![\d.])(?<!주)(?<!주\s)(?P<bd>\d{1,2})\s*일(?![가-힣])"
 )
+_MONTH_OFFSET = {"이번달": 0, "이달": 0, "다음달": 1, "담달": 1, "다다음달": 2}
+#: What follows a bare day for it to be a date (read on the raw text: times are masked by then).
+_DAY_BEFORE = re.compile(rf"\s*(?:{_MER}|(?:\d{{1,2}}|{_HOURS})\s*시|\d{{1,2}}:\d\d|정오)")
 DURATION = re.compile(
     rf"(?P<h>\d{{1,2}}|{_HOURS})\s*시간(?:\s*(?P<half>반)|\s*(?P<hm>\d{{1,2}})\s*분)?"
     r"|(?P<m>\d{1,3})\s*분"
@@ -107,6 +115,20 @@ def _weekday_date(today: date, week: str | None, weekday: str) -> date:
     return day + timedelta(days=7) if day < today else day
 
 
+def _month_day(today: date, month: str | None, day: int) -> date | None:
+    """Day `day` of the month named ("다음 달"), or of this month if still ahead (else the next)."""
+    offset = _MONTH_OFFSET[re.sub(r"\s+", "", month)] if month else 0
+    for extra in (0, 1) if month is None else (0,):
+        index = today.year * 12 + today.month - 1 + offset + extra
+        try:
+            found = date(index // 12, index % 12 + 1, day)
+        except ValueError:  # "31일" of a 30-day month
+            return None
+        if month is not None or found >= today:
+            return found
+    return None
+
+
 def extract_dates(u: Utterance, now: datetime) -> None:
     """Dates (`date`)."""
     today = now.date()
@@ -115,6 +137,13 @@ def extract_dates(u: Utterance, now: datetime) -> None:
             day = today + timedelta(days=_RELATIVE.get(m.group("rel"), 1))
         elif m.group("wd"):
             day = _weekday_date(today, m.group("wk"), m.group("wd"))
+        elif m.group("md") or m.group("bd"):
+            if m.group("bd") and not _DAY_BEFORE.match(u.raw, m.end()):
+                continue
+            if (
+                day := _month_day(today, m.group("mrel"), int(m.group("md") or m.group("bd")))
+            ) is None:
+                continue
         else:
             try:
                 day = date(int(m.group("y") or today.year), int(m.group("mo")), int(m.group("d")))
@@ -155,8 +184,21 @@ RELATIVE = re.compile(
 )
 
 
+#: Days counted from today: "3일 뒤", "이틀 후", "일주일 뒤", "2주 후".
+RELATIVE_DAYS = re.compile(
+    r"(?:(?P<n>\d{1,2})\s*일|(?P<weeks>\d)\s*주(?:일)?|(?P<word>이틀|사흘|나흘|일주일))\s*(?:뒤|후)"
+)
+_DAYS = {"이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7}
+
+
 def extract_relative_times(u: Utterance, now: datetime) -> None:
-    """A time counted from now ("30분 뒤" → now + 30 minutes): its `date` and `time`."""
+    """A time counted from now ("30분 뒤" → now + 30 minutes): its `date` and `time`; days
+    counted from today ("3일 뒤"): the `date` alone."""
+    for m in RELATIVE_DAYS.finditer(u.text):
+        days = (
+            int(m.group("n") or 0) + 7 * int(m.group("weeks") or 0) + _DAYS.get(m.group("word"), 0)
+        )
+        u.add("date", now.date() + timedelta(days=days), m.start(), m.end())
     for m in RELATIVE.finditer(u.text):
         n = int(m.group("n")) if m.group("n").isdigit() else NATIVE[m.group("n")]
         minutes = n * 60 if m.group("unit") == "시간" else n
