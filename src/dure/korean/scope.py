@@ -70,6 +70,7 @@ def _translation(question: str) -> str | None:
     rest = _QUOTED.sub(" ", question)
     return rest if _LANGUAGE.search(rest) else None
 
+
 _PARTY = re.compile(r"(?<![가-힣])(?:갑|을)(?:의|은|는|이|가|에게|과|와)?(?![가-힣])")
 
 
