@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
+from dure.korean.rewrite import checked, standalone
 from dure.korean.route import asks_documents, tool_hint
 from dure.korean.smalltalk import is_greeting
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
@@ -145,7 +146,10 @@ async def decide_intent(
         models("fast"), messages, IntentDecision, max_tokens=prompts.INTENT_MAX_TOKENS
     )
     intent, needs_tool = _with_plain_tool(message, d.intent, d.needs_tool)
-    return IntentResult(intent, needs_tool, d.rewritten_query, "llm")
+    follows = intent in ("follow_up", "clarification")
+    return IntentResult(
+        intent, needs_tool, checked(d.rewritten_query, message, history, follows), "llm"
+    )
 
 
 def _asks_for_tool(message: str) -> bool:
@@ -174,8 +178,9 @@ class Rewrite(BaseModel):
 async def _rewrite(
     message: str, history: Sequence[Mapping[str, object]], models: ModelSet, current_datetime: str
 ) -> str:
-    """The message rewritten with the earlier turns' constraints; the message itself if the
-    model's reply cannot be read (the intent is decided already)."""
+    """The message rewritten with the earlier turns' constraints, if the rewrite is faithful;
+    else, or if the model's reply cannot be read, the message with the earlier request beside it
+    (`dure.korean.rewrite`; the intent is decided already)."""
     messages = [
         SystemMessage(prompts.REWRITE_PROMPT.format(current_datetime=current_datetime)),
         HumanMessage(
@@ -189,5 +194,5 @@ async def _rewrite(
             models("fast"), messages, Rewrite, max_tokens=prompts.REWRITE_MAX_TOKENS
         )
     except StructuredOutputError:
-        return message.strip()
-    return r.rewritten_query.strip() or message.strip()
+        return standalone(message, history)
+    return checked(r.rewritten_query, message, history)

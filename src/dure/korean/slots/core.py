@@ -15,7 +15,8 @@ from typing import Any
 
 from dure.korean.numbers import FEW_NATIVE
 
-_NEGATION = re.compile(r"\s*(?:은|는|이|가|을|를)?\s*(?:말고|아니고|아니라|대신|빼고|제외하고)")
+#: What follows a value the user takes back ("한식 말고", "3명 아니고").
+TAKEN_BACK = re.compile(r"\s*(?:은|는|이|가|을|를)?\s*(?:말고|아니고|아니라|대신|빼고|제외하고)")
 
 
 @dataclass
@@ -46,7 +47,7 @@ class Utterance:
 
     def add(self, kind: str, value: Any, start: int, end: int) -> Mention:
         """Record a mention and claim its span."""
-        mention = Mention(kind, value, start, end, bool(_NEGATION.match(self.raw, end)))
+        mention = Mention(kind, value, start, end, bool(TAKEN_BACK.match(self.raw, end)))
         self.mentions.append(mention)
         self.mask(start, end)
         return mention
