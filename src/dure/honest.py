@@ -42,6 +42,37 @@ def tools_failed(reasons: Sequence[str]) -> str:
     )
 
 
+#: The tools that look something up: a later success of one makes good an earlier failed lookup
+#: (a failed weather call, then a web search for the weather).
+SEARCHES = ("web_search", "search_wikipedia", "search_documents")
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One tool call of a turn: which tool, whether it worked, its message, and what it was for
+    (`slot`: a plan step's id; None when calls are not labelled)."""
+
+    tool: str
+    ok: bool
+    message: str
+    slot: object = None
+
+
+def unrecovered(attempts: Sequence[Attempt]) -> list[str]:
+    """The messages of the failed attempts that no later one made good: a later success for the
+    same slot with the same tool or a search. An unrelated tool that reused a failed step's id
+    (the date after a failed document search) makes nothing good."""
+
+    def made_good(failed: Attempt, later: Attempt) -> bool:
+        return later.ok and later.slot == failed.slot and later.tool in (failed.tool, *SEARCHES)
+
+    return [
+        a.message
+        for i, a in enumerate(attempts)
+        if not a.ok and not any(made_good(a, later) for later in attempts[i + 1 :])
+    ]
+
+
 def partly_failed(reasons: Sequence[str]) -> str:
     """The note after an answer built on some tools while others failed."""
     return f"\n\n다음 내용은 도구가 실패해 확인하지 못했습니다.\n{_listed(reasons)}"

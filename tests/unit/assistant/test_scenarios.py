@@ -247,9 +247,12 @@ async def test_a_failed_round_after_a_good_one_lets_the_model_answer(settings: S
         ],
     )
     turn = await bot.turn("2+3 계산하고 abc도 계산해줘")
-    # The last round failed, but the turn has a result: the model writes the answer.
+    # The last round failed, but the turn has a result: the model writes the answer, and what
+    # failed is named after it by rule, whatever the answer says.
     assert [r.ok for r in turn.tool_results] == [True, False]
-    assert turn.answer == "2+3은 5이고, 두 번째 식은 계산할 수 없었습니다."
+    assert turn.answer == "2+3은 5이고, 두 번째 식은 계산할 수 없었습니다." + honest.partly_failed(
+        ["알 수 없는 이름입니다: abc"]
+    )
     assert turn.llm_calls == 3
 
 

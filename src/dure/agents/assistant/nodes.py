@@ -214,6 +214,13 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
             "messages": [AIMessage(reply.text, tool_calls=reply.tool_calls, id=reply.id)],
             "next_action": "tools",
         }
+    # Every failed call is named (a round that failed whole ended the turn above): calls are not
+    # labelled with what they were for, so no later call can be said to have made one good.
+    failed = [a.message for a in _turn_attempts(messages) if not a.ok]
+    if failed:  # what could not be checked is said by rule, whatever the answer says
+        note = honest.partly_failed(failed)
+        emit(Token(content=note))
+        reply.text += note
     sources = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     if sources:
         emit(SourcesEvent(content=sources))
@@ -224,17 +231,26 @@ def _note(text: str) -> None:
     emit(Thinking(step="agent", content=text))
 
 
-def failed_turn(messages: Sequence[BaseMessage]) -> list[str]:
-    """The reasons, when the turn ran tools and every one failed (else empty)."""
+def _turn_attempts(messages: Sequence[BaseMessage]) -> list[honest.Attempt]:
+    """The tool calls of the current turn, in order."""
     results: list[ToolMessage] = []
     for m in reversed(messages):
         if isinstance(m, HumanMessage):
             break
         if isinstance(m, ToolMessage):
             results.append(m)
-    if not results or any(r.status != "error" for r in results):
+    return [
+        honest.Attempt(str(r.name), r.status != "error", r.text.removeprefix(TOOL_ERROR_PREFIX))
+        for r in reversed(results)
+    ]
+
+
+def failed_turn(messages: Sequence[BaseMessage]) -> list[str]:
+    """The reasons, when the turn ran tools and every one failed (else empty)."""
+    attempts = _turn_attempts(messages)
+    if not attempts or any(a.ok for a in attempts):
         return []
-    return [r.text.removeprefix(TOOL_ERROR_PREFIX) for r in reversed(results)]
+    return [a.message for a in attempts]
 
 
 def _honest(text: str) -> AssistantState:

@@ -120,16 +120,12 @@ async def planner(state: PTEState, *, deps: Deps) -> PTEState:
         )
     except FailClosed as e:
         return e.update()
-    if not any(s["tool"] in LOOKUPS for s in plan):  # looks nothing up: a plain ask's step
+    if not any(s["tool"] in honest.SEARCHES for s in plan):  # looks nothing up: a plain ask's step
         step_id = max((s["step_id"] for s in plan), default=0) + 1
         if step := _asked_step(state, step_id):
             plan = [*plan, step]
     emit(ToolSelected(content=f"{len(plan)}단계 계획", tools=_tools_of(plan)))
     return {"plan": plan}
-
-
-#: The steps that look something up.
-LOOKUPS = ("web_search", "search_wikipedia", "search_documents")
 
 
 def _asked_step(state: PTEState, step_id: int) -> dict[str, Any] | None:
@@ -143,7 +139,7 @@ def _asked_step(state: PTEState, step_id: int) -> dict[str, Any] | None:
         if any(asks_documents(t) for t in asked)
         else next((h for t in asked if (h := tool_hint(t))), None)
     )
-    if tool not in LOOKUPS or tool not in (state.get("available_tools") or []):
+    if tool not in honest.SEARCHES or tool not in (state.get("available_tools") or []):
         return None
     return {"step_id": step_id, "tool": tool, "input": query[:INPUT_CHARS]}
 
@@ -242,13 +238,18 @@ def _note(text: str) -> None:
 
 
 def _unrecovered_failures(past: list[dict[str, Any]]) -> list[str]:
-    """The failed steps' messages, for steps that no later attempt got right."""
-    ok = successful_outputs(past)
-    return [
-        str(r.get("output", ""))
-        for r in past
-        if r.get("status") != "success" and r["step"].get("step_id") not in ok
-    ]
+    """The failed steps' messages, for steps that no later attempt made good (`honest.unrecovered`)."""
+    return honest.unrecovered(
+        [
+            honest.Attempt(
+                str(r["step"].get("tool")),
+                r.get("status") == "success",
+                str(r.get("output", "")),
+                r["step"].get("step_id"),
+            )
+            for r in past
+        ]
+    )
 
 
 async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
