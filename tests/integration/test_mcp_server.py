@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ CONTRACT = """# 소프트웨어 개발 용역 계약서
 ② 대금은 검수 완료 후 30일 이내에 지급한다.
 """
 AGENT_TOOLS = {"ask_contract", "ask_assistant", "ask_tasks", "ask_pte"}
+#: Every request's reply must come within this (a lost request fails the test, never hangs it).
+REPLY_WITHIN = timedelta(seconds=120)
 
 
 def text(result: Any) -> str:
@@ -51,7 +54,10 @@ async def test_dure_mcp_over_stdio_lists_tools_answers_and_keeps_documents(
     env = server_env(tmp_path / "data", DURE_SEARCH__STORE="memory")
     env["DURE_EXTRA_AGENTS"] += ",contract=mcp_agents:CONTRACT"
     params = StdioServerParameters(command=str(DURE), args=["mcp"], env=env)
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, REPLY_WITHIN) as session,
+    ):
         await session.initialize()
         names = {t.name for t in (await session.list_tools()).tools}
         assert AGENT_TOOLS | {"search", "documents_add", "ask_qa", "ask_slots"} <= names
@@ -134,7 +140,7 @@ async def mcp_over_http(url: str, headers: dict[str, str]) -> AsyncIterator[Clie
     async with (
         httpx.AsyncClient(headers=headers, timeout=60) as http,
         streamable_http_client(f"{url}/mcp", http_client=http) as (read, write, _),
-        ClientSession(read, write) as session,
+        ClientSession(read, write, REPLY_WITHIN) as session,
     ):
         await session.initialize()
         yield session
