@@ -143,6 +143,7 @@ def test_this_weeks_day_already_past_rolls_to_next_week() -> None:
         ("세 분", 3),
         ("2~3명", 3),
         ("4인 테이블", 4),
+        ("친구 셋이랑 나", 4),
     ],
 )
 def test_party_size(text: str, size: int) -> None:

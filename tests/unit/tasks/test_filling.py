@@ -43,6 +43,25 @@ def test_a_correction_overwrites_and_reports_the_change() -> None:
     assert conv.slots == {"location": "을지로", "party_size": 4}
 
 
+def test_people_joining_or_dropping_out_change_the_party() -> None:
+    conv = ConversationState.for_intent(LUNCH)
+    say(conv, "을지로 3명")
+    assert say(conv, "한 명 더 온대") == ["party_size"]
+    assert conv.slots["party_size"] == 4
+    say(conv, "두 명은 못 온대요")
+    assert conv.slots["party_size"] == 2
+    say(conv, "두 명 추가")
+    assert conv.slots["party_size"] == 4
+    say(conv, "한 명 더 와서 6명")  # a size said outright wins
+    assert conv.slots["party_size"] == 6
+
+
+def test_a_change_with_no_party_yet_fills_nothing() -> None:
+    conv = ConversationState.for_intent(LUNCH)
+    assert say(conv, "한 명 더 온대") == []
+    assert "party_size" not in conv.slots
+
+
 def test_a_bare_negation_removes_the_value() -> None:
     conv = ConversationState.for_intent(LUNCH)
     say(conv, "을지로 한식")

@@ -8,6 +8,7 @@ an existing date-time ("모레로 바꿔줘" keeps the hour).
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Any
 
 from dure.agents.tasks.schema import IntentSchema
 from dure.agents.tasks.state import ConversationState
@@ -38,6 +39,13 @@ def _merge_datetime(conv: ConversationState, name: str, result: ParseResult, now
     return True
 
 
+def _changed_party(size: Any, result: ParseResult) -> int | None:
+    """The party already counted, with the people who join or drop out; None with no count yet."""
+    if not isinstance(size, int):
+        return None
+    return max(1, size + result.party_change)
+
+
 def apply_parse(
     conv: ConversationState, result: ParseResult, schema: IntentSchema, now: datetime
 ) -> list[str]:
@@ -47,8 +55,10 @@ def apply_parse(
         if spec.type == "datetime":
             if _merge_datetime(conv, spec.name, result, now):
                 changed.append(spec.name)
-        elif spec.name in result.slots:
-            value = result.slots[spec.name]
+        elif spec.name in result.slots or (spec.type == "party_size" and result.party_change):
+            value = result.slots.get(spec.name) or _changed_party(conv.slots.get(spec.name), result)
+            if value is None:
+                continue
             if spec.accumulates:
                 value = list(dict.fromkeys([*(conv.slots.get(spec.name) or []), *value]))
             if value != conv.slots.get(spec.name):

@@ -81,6 +81,8 @@ class ParseResult:
     day: date | None = None
     at: time | None = None
     cleared: list[str] = field(default_factory=list)
+    #: People joining (+) or dropping out (−) of the party already counted ("한 명 더 온대").
+    party_change: int = 0
 
 
 def _budget(u: Utterance, party: int | None) -> dict[str, int] | None:
@@ -114,7 +116,7 @@ def parse_slots(
     u = extract(text, now, (types.get(name, name) for name in expect))
     party_pick = u.pick("party_size")
     party = party_pick.value if party_pick else None
-    result = ParseResult()
+    result = ParseResult(party_change=sum(m.value for m in u.of("party_change")))
     for spec in intent.slots:
         if spec.type == "datetime":
             day, at = u.pick("date"), u.pick("time")

@@ -1,4 +1,6 @@
-"""Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명".
+"""Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명", "친구
+셋이랑 나"; a change to the size already filled: "한 명 더 온대", "두 명 추가", "한 명 빠졌어"
+(`party_change`, added to the previous size by the slot filler).
 
 A count of some of the party is not its size: "5명 중에 두 명", or a count that is the subject
 of what someone cannot eat ("넷이서 가는데 한 명이 갑각류 알레르기": 4, not 1).
@@ -23,9 +25,16 @@ _WITH_ME = re.compile(
     rf"{_ME}\s*(?:랑|이랑|하고|와)\s*(?:친구|동료|팀원|후배|선배|동기|가족|직원)들?\s*"
     rf"(?P<n>{COUNT})(?:\s*(?:명|분)|(?![가-힣]))"
 )
-# "팀원 4명이랑 나": the speaker comes on top of the people counted.
+# "팀원 4명이랑 나", "친구 셋이랑 나": the speaker comes on top of the people counted.
 _AND_ME = re.compile(
-    rf"(?P<n>{COUNT})\s*(?:명|분)\s*(?:이랑|랑|하고|와|과)\s*(?:{_ME}|제가|내가)(?![가-힣])"
+    rf"(?P<n>{COUNT})\s*(?:명|분)?\s*(?:이랑|랑|하고|와|과)\s*(?:{_ME}|제가|내가)(?![가-힣])"
+)
+#: People joining or dropping out of the party already counted.
+_MORE = re.compile(
+    rf"(?<![가-힣\d])(?P<n>{COUNT})\s*(?:명|분)\s*(?:더\s*(?:온|와|오|갈|간|가|낀|낄|끼|추가)|추가|늘)"
+)
+_FEWER = re.compile(
+    rf"(?<![가-힣\d])(?P<n>{COUNT})\s*(?:명|분)(?:이|은)?\s*(?:빠|줄|못\s*(?:와|온|오|가|간|갈)|취소)"
 )
 _ALONE = re.compile(r"혼자|혼밥")
 _COUNTER = re.compile(
@@ -59,7 +68,12 @@ _BARE = re.compile(rf"^\s*(?P<n>{COUNT})\s*(?:명|분|인)?\s*(?:이요|요|이�
 
 
 def extract_party(u: Utterance, *, expected: bool = False) -> None:
-    """Party sizes (`party_size`); `expected` accepts a bare number as the answer."""
+    """Party sizes (`party_size`) and changes to it (`party_change`); `expected` accepts a bare
+    number as the answer."""
+    for pattern, sign in ((_MORE, 1), (_FEWER, -1)):
+        for m in pattern.finditer(u.text):
+            if (n := count_value(m.group("n"))) is not None:
+                u.add("party_change", sign * n, m.start(), m.end())
     for m in _INCLUDING.finditer(u.text):
         u.add("party_size", count_value(m.group("n")), m.start(), m.end())
     for pattern in (_BESIDES, _WITH_ME, _AND_ME):
