@@ -43,7 +43,9 @@ def each_row(path: Path, handle: Callable[[Row], Row]) -> Iterator[Row]:
             if not isinstance(row, dict):
                 raise TypeError("JSON 객체가 아닙니다")
             yield {"id": row.get("id", number), **handle(row)}
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
+        except json.JSONDecodeError as e:
+            yield {"id": number, "error": f"잘못된 줄 {number}: JSON이 아닙니다 ({e.msg})"}
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             rid = row.get("id", number) if isinstance(row, dict) else number
             yield {"id": rid, "error": f"잘못된 줄 {number}: {e}"}
         except DureError as e:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from dure.batch import read_lines
+from dure.batch import each_row, print_json
 from dure.errors import DureError
 
 if TYPE_CHECKING:
@@ -157,29 +157,24 @@ def search(
         return col.search(q, top_k=k or top_k, kind=kind_, doc_id=doc_id, mode=mode)
 
     if queries is not None:
-        for n, line in read_lines(queries):
-            try:
-                item = json.loads(line)
-                qid, text = item.get("id", n), str(item["query"])
-            except (json.JSONDecodeError, KeyError, AttributeError) as e:
-                raise DureError(
-                    f"{queries.name} {n}번째 줄: JSON {{'id','query'}}가 아닙니다."
-                ) from e
-            try:
-                hits = run(text, item.get("doc"), item.get("kind", kind), item.get("top_k"))
-            except DureError as e:  # one bad question is reported; the others still run
-                if as_json:
-                    print(json.dumps({"id": qid, "hits": [], "error": str(e)}, ensure_ascii=False))
-                else:
-                    err.print(f"[red]✗[/] {qid}: {e}")
-                continue
-            if as_json:
-                print(
-                    json.dumps({"id": qid, "hits": [h.to_json() for h in hits]}, ensure_ascii=False)
-                )
+
+        def handle(item: dict[str, Any]) -> dict[str, Any]:
+            if not isinstance(item.get("query"), str):
+                raise DureError("'query' 문자열이 없습니다.")
+            found = run(item["query"], item.get("doc"), item.get("kind", kind), item.get("top_k"))
+            return {"query": item["query"], "hits": found}
+
+        # A bad line or question is reported on its own line; the others still run.
+        for row in each_row(queries, handle):
+            if "error" in row and as_json:
+                print_json({"id": row["id"], "hits": [], "error": row["error"]})
+            elif "error" in row:
+                err.print(f"[red]✗[/] {row['id']}: {row['error']}")
+            elif as_json:
+                print_json({"id": row["id"], "hits": [h.to_json() for h in row["hits"]]})
             else:
-                out.print(f"[bold]{qid}[/] {text}")
-                _print_hits(hits)
+                out.print(f"[bold]{row['id']}[/] {row['query']}")
+                _print_hits(row["hits"])
         return
     hits = run(query or "", doc, kind, None)
     if as_json:

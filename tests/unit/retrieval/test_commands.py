@@ -56,14 +56,20 @@ def test_index_search_and_list(run, tmp_path: Path) -> None:
                 {"id": "a", "query": "제5조", "doc": "software_dev"},
                 {"id": "b", "query": "하도급의 제한", "kind": "standard"},
             ]
-        ),
+        )
+        + '\n{"id": "c", "query": \n{"id": "d"}\n{"id": "e", "query": "   "}\n',
         encoding="utf-8",
     )
     lines = run("search", "-c", "demo", "--queries", str(queries), "--json").stdout.splitlines()
     answers = [json.loads(line) for line in lines]
-    assert [a["id"] for a in answers] == ["a", "b"]
+    assert [a["id"] for a in answers] == ["a", "b", 3, "d", "e"]
     assert answers[0]["hits"][0]["article_no"] == "제5조"
     assert answers[1]["hits"][0]["kind"] == "standard"
+    # a bad line or question gets its own error line, and the others still run
+    assert answers[2] == {"id": 3, "hits": [], "error": answers[2]["error"]}
+    assert "JSON이 아닙니다" in answers[2]["error"]
+    assert answers[3]["error"] == "'query' 문자열이 없습니다."
+    assert answers[4]["error"] == "검색어가 비어 있습니다."
 
     listing = run("collections")
     assert "demo\tfaiss\t문서 2개" in listing.stdout
