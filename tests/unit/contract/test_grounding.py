@@ -9,10 +9,13 @@ from contract_harness import said, types
 
 from dure.agents.contract.context import answer_context
 from dure.agents.contract.grounding import missing_quotes, named_focus
-from dure.agents.contract.rules import named_sources
+from dure.agents.contract.prompts import ONLY_THE_ARTICLE
+from dure.agents.contract.rules import leading_articles, named_sources
 from dure.agents.contract.state import ContractState
+from dure.embeddings import get_embedder
 from dure.events import Thinking
 from dure.honest import echoes, trigrams
+from dure.settings import Settings
 from dure.sources import Source
 
 
@@ -101,6 +104,47 @@ def test_the_article_the_question_names_is_quoted_when_the_answer_cites_another(
     quotes = missing_quotes(question, answer, [other], named=[review])
     assert quotes == "\n\n조항 원문 — 제6조: “갑은 납품일로부터 14일 이내에 검수를 완료한다.”"
     assert missing_quotes(question, answer, [other]) == ""  # named by the answer, figures given
+
+
+def test_an_answer_that_only_names_two_articles_quotes_each(settings: Settings) -> None:
+    restore = Source(
+        doc="임대차 계약서",
+        kind="contract",
+        article_no="제14조",
+        text="① 임대차가 종료된 경우 임차인은 임대목적물을 인도받은 당시의 상태로 원상회복하여 "
+        "임대인에게 반환한다.\n② 다만, 통상의 사용으로 생긴 마모는 그러하지 아니하다.",
+    )
+    deposit = Source(
+        doc="임대차 계약서",
+        kind="contract",
+        article_no="제15조",
+        text="① 임대인은 임대차가 종료되면 보증금을 임차인에게 반환한다.\n② 임대인은 연체 차임, "
+        "관리비, 원상회복 비용 등 임차인이 부담할 금액을 보증금에서 공제할 수 있다.",
+    )
+    question = "이사 나갈 때 벽에 못 박은 거 다 메워야 돼?"
+    answer = ONLY_THE_ARTICLE.format(article="제15조와 제14조")
+    embedder = get_embedder(settings)
+    quotes = missing_quotes(question, answer, [deposit, restore], embedder=embedder, each=True)
+    assert "제15조: “" in quotes and "제14조: “" in quotes
+    alone = missing_quotes(question, answer, [deposit, restore], embedder=embedder)
+    assert alone.count("“") == 1  # without `each`: the one nearest paragraph
+
+
+def test_two_articles_too_close_to_call_both_lead() -> None:
+    searched = [
+        {
+            "tool": "hybrid_search",
+            "ok": True,
+            "sources": [
+                {"kind": "contract", "article_no": f"제{i}조", "score": s}
+                for i, s in enumerate((4.8, 4.0, 1.0), 1)
+            ],
+        }
+    ]
+    assert leading_articles(searched, 1.2) == ["제1조", "제2조"]
+    assert leading_articles(searched, 0.5) == ["제1조"]
+    assert leading_articles(searched, None) == ["제1조"]
+    assert leading_articles([], 1.2) == []
 
 
 LATE = "① 을이 납기를 지키지 못한 경우 지체일수 1일당 계약금액의 1천분의 1을 지체상금으로 지급한다."

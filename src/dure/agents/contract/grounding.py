@@ -98,6 +98,7 @@ def missing_quotes(
     cited: list[Source],
     named: Sequence[Source] = (),
     embedder: Embedder | None = None,
+    each: bool = False,
 ) -> str:
     """The quote to append (empty when there is none): the paragraph nearest the question
     (given an `embedder`, `nearest_paragraph`) of the articles the answer rests on (named by
@@ -109,18 +110,20 @@ def missing_quotes(
     A sentence bears on the question when it shares a word with it; when none does ("개발이
     늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer or the
     question names the article but the answer holds none of its figures, its first
-    figure-bearing sentences stand in."""
+    figure-bearing sentences stand in. `each`: the nearest paragraph of every article the answer
+    rests on (an answer that only names the articles), not of the nearest one alone."""
     articles = unique_sources([*named, *cited])
     # The articles the answer rests on: named or cited by it; else the best-matching one.
     resting = [s for s in articles if s in named or (s.article_no and s.article_no in answer)]
-    near = None
+    groups = [[s] for s in resting] if each else [resting or articles[:1]]
+    near: list[tuple[Source, str]] = []
     if embedder is not None:
         try:
-            near = nearest_paragraph(question, answer, resting or articles[:1], embedder)
+            near = [n for g in groups if (n := nearest_paragraph(question, answer, g, embedder))]
         except EmbeddingError:  # a remote embedder that cannot be reached: figures only
-            near = None
-    quotes = [f"{near[0].article_no}: “{near[1]}”"] if near else []
-    said = answer + (near[1] if near else "")
+            near = []
+    quotes = [f"{source.article_no}: “{line}”" for source, line in near]
+    said = answer + "".join(line for _, line in near)
     asked = _nouns(question)
     for source in articles:
         if source.kind != "contract" or not source.article_no:

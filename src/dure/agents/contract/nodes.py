@@ -377,14 +377,19 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
             await answer_in_kind(question, model, messages, RESPOND_MAX_TOKENS, gate, _note)
         ).text
         top = retrieved[0]
-        if not answer.strip() and top.article_no:  # nothing passed: the article's own words
-            answer = prompts.ONLY_THE_ARTICLE.format(article=top.article_no)
+        only_articles = not answer.strip() and bool(top.article_no)
+        if only_articles:  # nothing passed: the articles' own words (two when too close to call)
+            margin = deps.settings.contract.sufficient_margin
+            leading = rules.leading_articles(collected, margin) or [str(top.article_no)]
+            answer = prompts.ONLY_THE_ARTICLE.format(article="와 ".join(leading))
             emit(Token(content=answer))
     sources: list[Source] = rules.cited_sources(answer, collected) if collected else []
     if gate is not None:
         gate.report()
         named = rules.named_sources(question, retrieved)
-        quotes = missing_quotes(question, answer, sources, named, deps.embedder())
+        quotes = missing_quotes(
+            question, answer, sources, named, deps.embedder(), each=only_articles
+        )
         if quotes:  # the cited article's own words the question needs, verbatim
             emit(Token(content=quotes))
             answer += quotes

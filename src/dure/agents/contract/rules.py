@@ -177,14 +177,26 @@ def first_search(collected_info: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [s for s in info.get("sources", []) if s.get("kind") == "contract" and s.get("score")]
 
 
+def _too_close(ranked: list[dict[str, Any]], margin: float) -> bool:
+    return ranked[0]["score"] - ranked[1]["score"] < margin
+
+
 def clear_top_hit(collected_info: list[dict[str, Any]], margin: float | None) -> str | None:
     """The article that settled the question, or None: a hybrid search of the user's contract
     ranked it ahead of the next by at least `margin` (z-score fusion units; None turns the rule
     off)."""
     ranked = first_search(collected_info)
-    if margin is None or len(ranked) < 2 or ranked[0]["score"] - ranked[1]["score"] < margin:
+    if margin is None or len(ranked) < 2 or _too_close(ranked, margin):
         return None
     return str(ranked[0]["article_no"])
+
+
+def leading_articles(collected_info: list[dict[str, Any]], margin: float | None) -> list[str]:
+    """The article the first hybrid search ranked first, and the next one too when it is within
+    `margin` of it (too close to call): what an answer with no supported sentence quotes."""
+    ranked = first_search(collected_info)
+    close = margin is not None and len(ranked) > 1 and _too_close(ranked, margin)
+    return [str(r["article_no"]) for r in ranked[: 2 if close else 1]]
 
 
 def retrieved_sources(collected_info: list[dict[str, Any]]) -> list[Source]:
