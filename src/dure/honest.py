@@ -121,10 +121,21 @@ def source_lead(sentence: str) -> str:
     return text if re.search(r"제\s*\d+\s*조", text) else ""
 
 
+#: A frame that claims an article says what follows ("이는 … 라는 내용입니다"): the words framed
+#: are what is weighed (the 1.5B model wrote "이는 벽에 못 박은 거 다 메워야 돼라는 내용입니다.").
+_FRAME = re.compile(
+    r"^\s*(?:이는|이것은|즉|이\s*조항은)?\s*(?P<said>.+?)\s*(?:이?라는|다는|라고\s*하는)\s*"
+    r"(?:내용|뜻|의미|말|취지)(?:입니다|이에요|예요|이다|이야)?\s*[.!]?\s*$"
+)
+
+
 def echoes(sentence: str, question: set[str], sources: set[str]) -> bool:
     """Whether `sentence` only says the question (its trigrams `question`) again, with nothing
     from the `sources` trigrams; too short a sentence ("네, 가능합니다.") never does."""
-    own = trigrams(_LEAD.sub("", sentence))
+    body = _LEAD.sub("", sentence)
+    if framed := _FRAME.match(body):
+        body = framed.group("said")
+    own = trigrams(body)
     if len(own) < 4:
         return False
     return len(own & question) >= ECHO_FROM_QUESTION * len(own) and len(

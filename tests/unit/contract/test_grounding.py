@@ -193,6 +193,9 @@ def test_the_answer_context_holds_only_the_focus_articles() -> None:
         ("제7조에 따르면 임대인은 하루 전에 알리고 낮에만 들어올 수 있습니다.", False),
         ("밤에 집 보러 오려면 하루 전에 알리고 낮에만 들어올 수 있습니다.", False),
         ("네, 됩니다.", False),  # too short to tell
+        # a frame that claims the article says the question
+        ("이는 갑자기 밤에 집 보러 와도 되는 거라는 내용입니다.", True),
+        ("이는 임대인이 하루 전에 알려야 한다는 뜻입니다.", False),
     ],
 )
 def test_a_sentence_that_only_says_the_question_again_is_an_echo(sentence: str, echo: bool) -> None:
