@@ -40,8 +40,9 @@ def _merge_datetime(conv: ConversationState, name: str, result: ParseResult, now
 
 
 def _changed_party(size: Any, result: ParseResult) -> int | None:
-    """The party already counted, with the people who join or drop out; None with no count yet."""
-    if not isinstance(size, int):
+    """The party already counted, with the people who join or drop out; None with no count yet
+    or no change."""
+    if not isinstance(size, int) or not result.party_change:
         return None
     return max(1, size + result.party_change)
 
@@ -55,8 +56,10 @@ def apply_parse(
         if spec.type == "datetime":
             if _merge_datetime(conv, spec.name, result, now):
                 changed.append(spec.name)
-        elif spec.name in result.slots or (spec.type == "party_size" and result.party_change):
-            value = result.slots.get(spec.name) or _changed_party(conv.slots.get(spec.name), result)
+        else:
+            value: Any = result.slots.get(spec.name)
+            if value is None and spec.type == "party_size":
+                value = _changed_party(conv.slots.get(spec.name), result)
             if value is None:
                 continue
             if spec.accumulates:

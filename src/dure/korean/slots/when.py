@@ -140,10 +140,10 @@ def extract_dates(u: Utterance, now: datetime) -> None:
         elif m.group("md") or m.group("bd"):
             if m.group("bd") and not _DAY_BEFORE.match(u.raw, m.end()):
                 continue
-            if (
-                day := _month_day(today, m.group("mrel"), int(m.group("md") or m.group("bd")))
-            ) is None:
+            found = _month_day(today, m.group("mrel"), int(m.group("md") or m.group("bd")))
+            if found is None:
                 continue
+            day = found
         else:
             try:
                 day = date(int(m.group("y") or today.year), int(m.group("mo")), int(m.group("d")))
