@@ -5,10 +5,10 @@ numbers ("선릉역 5번 출구 근처에서" → "선릉역", "부산 서면 �
 keeps the place before it ("여의도 파크원 앞" → "여의도 파크원"), and a name written on to a known
 one is kept whole ("코엑스몰", "여의도 IFC몰", not "강남역근처" or "성수동브런치"); its canonical area
 for search is `canonical_place` ("선릉역" → the catalogue's area, "여의도 파크원" and "코엑스몰" → the
-known place in it). A name outside the
-gazetteer is taken from the word before 에서 / 근처 / 쪽 / 앞 or before 역, or from the word after
-a city that Kiwi reads as a proper noun or that ends like a landmark ("대구 동성로", "전주
-한옥마을"); words that are not places (회사, 집, 여기, 가족 …) never are.
+known place in it). A name outside the gazetteer is taken from the word before 에서 / 근처 / 쪽 /
+앞 or before 역, or from the word after a city that Kiwi reads as a proper noun or that ends like a
+landmark ("대구 동성로", "전주 한옥마을"); words that are not places (회사, 집, 여기, 가족 …) never
+are.
 """
 
 from __future__ import annotations
