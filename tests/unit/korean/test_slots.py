@@ -117,6 +117,24 @@ def test_times(text: str, clock: str) -> None:
     assert lunch(text)["datetime"] == f"2025-03-05T{clock}:00+09:00"
 
 
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("tomorrow 12:30pm 강남역 party of 4", ("2025-03-06T12:30", 4)),
+        ("today 1 pm 판교 3 people", ("2025-03-05T13:00", 3)),
+        ("lunch at noon tmrw 성수 2 pax", ("2025-03-06T12:00", 2)),
+        ("내일 12시 just me", ("2025-03-06T12:00", 1)),
+    ],
+)
+def test_english_dates_times_and_people(text: str, slots: tuple[str, int]) -> None:
+    said = lunch(text)
+    assert (said["datetime"][:16], said["party_size"]) == slots
+
+
+def test_a_decimal_is_no_english_time() -> None:
+    assert "datetime" not in lunch("1.5 pm 정도")
+
+
 def test_lunch_alone_is_no_time() -> None:
     assert lunch("점심에 을지로") == {"location": "을지로"}
 

@@ -1,6 +1,7 @@
 """Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명", "친구
-셋이랑 나"; a change to the size already filled: "한 명 더 온대", "두 명 추가", "한 명 빠졌어"
-(`party_change`, added to the previous size by the slot filler).
+셋이랑 나", in English "3 people", "party of 4", "just me"; a change to the size already filled:
+"한 명 더 온대", "두 명 추가", "한 명 빠졌어" (`party_change`, added to the previous size by the
+slot filler).
 
 A count of some of the party is not its size: "5명 중에 두 명", or a count that is the subject
 of what someone cannot eat ("넷이서 가는데 한 명이 갑각류 알레르기": 4, not 1).
@@ -36,7 +37,11 @@ _MORE = re.compile(
 _FEWER = re.compile(
     rf"(?<![가-힣\d])(?P<n>{COUNT})\s*(?:명|분)(?:이|은)?\s*(?:빠|줄|못\s*(?:와|온|오|가|간|갈)|취소)"
 )
-_ALONE = re.compile(r"혼자|혼밥")
+_ALONE = re.compile(r"혼자|혼밥|(?i:\b(?:just me|by myself|alone)\b)")
+#: In English: "3 people", "2 ppl", "6 pax", "party of 4".
+_PEOPLE_EN = re.compile(
+    r"(?i)(?<![\w.])(?:(?P<n>\d{1,3})\s*(?:people|persons|ppl|pax|guests)|party\s+of\s+(?P<p>\d{1,3}))\b"
+)
 _COUNTER = re.compile(
     rf"(?<![가-힣\d])(?P<n>{COUNT})(?:\s*[~-]\s*(?P<n2>{COUNT}))?\s*(?P<c>명|분|인)(?!분|당|용|\s*더)"
 )
@@ -82,6 +87,8 @@ def extract_party(u: Utterance, *, expected: bool = False) -> None:
             u.add("party_size", n + 1 if n else None, m.start(), m.end())
     for m in _ALONE.finditer(u.text):
         u.add("party_size", 1, m.start(), m.end())
+    for m in _PEOPLE_EN.finditer(u.text):
+        u.add("party_size", int(m.group("n") or m.group("p")), m.start(), m.end())
     for m in _COUNTER.finditer(u.text):
         word = m.group("n")
         if m.group("c") == "분" and word.isdigit() and not _PEOPLE_AFTER_BUN.match(u.raw, m.end()):

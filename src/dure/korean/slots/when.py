@@ -1,11 +1,12 @@
 """Dates, times and durations, resolved against a given "now" in Asia/Seoul.
 
-Rules (no LLM): 오늘/내일/모레/글피; 이번 주·다음 주 + 요일 (weeks start on Monday; "이번 주
-월요일" already past means next week's); a bare 요일 is its next occurrence (today included);
-"3월 7일"; "3일 뒤", "이틀 후"; "다음 달 3일", and a bare "20일" before a time or a meal (this
-month's if still ahead, else next month's). Times: "12시 반", "12시 30분", "12:30", "정오", "오후 1시"; without 오전/오후 an
-hour from 1 to 6 is afternoon. "점심" alone is no time. "10시부터 12시까지" is a start and a
-duration. A time without a date is today if still ahead of now, otherwise tomorrow.
+Rules (no LLM): 오늘/내일/모레/글피 (today / tomorrow); 이번 주·다음 주 + 요일 (weeks start on
+Monday; "이번 주 월요일" already past means next week's); a bare 요일 is its next occurrence
+(today included); "3월 7일"; "3일 뒤", "이틀 후"; "다음 달 3일", and a bare "20일" before a time
+or a meal (this month's if still ahead, else next month's). Times: "12시 반", "12시 30분",
+"12:30", "정오", "오후 1시" ("12:30pm", "noon"); without 오전/오후 an hour from 1 to 6 is
+afternoon. "점심" alone is no time. "10시부터 12시까지" is a start and a duration. A time without
+a date is today if still ahead of now, otherwise tomorrow.
 """
 
 from __future__ import annotations
@@ -26,16 +27,20 @@ _MER = alternation(_PM | _AM | _MIDDAY)
 TIME = re.compile(
     rf"(?:(?P<mer>{_MER})\s*)?"
     rf"(?:(?P<h>\d{{1,2}}|{_HOURS})\s*시(?!간)(?:\s*(?P<half>반)|\s*(?P<min>\d{{1,2}})\s*분(?!\s*(?:동안|뒤|후|전)))?"
-    r"|(?P<hh>\d{1,2}):(?P<mm>[0-5]\d)"
-    r"|(?P<noon>정오))"
+    r"|(?P<hh>\d{1,2}):(?P<mm>[0-5]\d)(?!\s*(?i:[ap]\.?m\b))"
+    r"|(?P<noon>정오|(?i:noon)\b))"
+    # English: "12pm", "12:30 pm", "1 p.m."
+    r"|(?<![\d:.])(?P<eh>\d{1,2})(?::(?P<em>[0-5]\d))?\s*(?P<ampm>(?i:[ap])\.?(?i:m)\b\.?)"
 )
 _RANGE_SEP = re.compile(r"\s*(부터|~|-|에서)\s*$")
 _RANGE_END = re.compile(r"\s*(까지|사이)")
 _TO = re.compile(r"\s*(?:으로|로)(?![가-힣])")
 
 _RELATIVE = {"오늘": 0, "금일": 0, "내일모레": 2, "내일": 1, "모레": 2, "글피": 3}
+_RELATIVE_EN = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "tmr": 1}
 DATE = re.compile(
     rf"(?P<rel>{alternation(_RELATIVE)}|낼(?=\s|$|[,.]))"
+    rf"|(?<![A-Za-z])(?P<en>(?i:{alternation(_RELATIVE_EN)}))(?![A-Za-z])"
     r"|(?P<wk>이번\s*주|금주|다다음\s*주|다음\s*주|담주|차주)?\s*(?P<wd>[월화수목금토일])(?:요일|욜)"
     r"|(?:(?P<y>\d{4})\s*년\s*)?(?P<mo>\d{1,2})\s*월\s*(?P<d>\d{1,2})\s*일"
     # a day of this or a later month ("다음 달 3일"), or a bare day before a time or a meal
@@ -69,15 +74,20 @@ def to_24h(hour: int, meridiem: str | None) -> int:
 def _time_of(m: re.Match[str]) -> time | None:
     if m.group("noon"):
         return time(12, 0)
+    if m.group("ampm"):
+        hour, minute = int(m.group("eh")), int(m.group("em") or 0)
+        return _valid(to_24h(hour, "오후" if m.group("ampm")[0] in "pP" else "오전"), minute)
     if m.group("hh"):
         hour, minute = int(m.group("hh")), int(m.group("mm"))
         hour = to_24h(hour, m.group("mer")) if hour <= 12 else hour
     else:
         hour = to_24h(_hour(m.group("h")), m.group("mer"))
         minute = 30 if m.group("half") else int(m.group("min") or 0)
-    if hour > 23 or minute > 59:
-        return None
-    return time(hour, minute)
+    return _valid(hour, minute)
+
+
+def _valid(hour: int, minute: int) -> time | None:
+    return time(hour, minute) if hour <= 23 and minute <= 59 else None
 
 
 def _minutes(t: time) -> int:
@@ -135,6 +145,8 @@ def extract_dates(u: Utterance, now: datetime) -> None:
     for m in DATE.finditer(u.text):
         if m.group("rel"):
             day = today + timedelta(days=_RELATIVE.get(m.group("rel"), 1))
+        elif m.group("en"):
+            day = today + timedelta(days=_RELATIVE_EN[m.group("en").lower()])
         elif m.group("wd"):
             day = _weekday_date(today, m.group("wk"), m.group("wd"))
         elif m.group("md") or m.group("bd"):
