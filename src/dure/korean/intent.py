@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
-from dure.korean.rewrite import checked, standalone
+from dure.korean.rewrite import checked, last_user, standalone
 from dure.korean.route import asks_documents, tool_hint
 from dure.korean.smalltalk import is_greeting
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
@@ -123,7 +123,7 @@ async def decide_intent(
             intent = "clarification"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
         intent, needs_tool = _with_plain_tool(message, intent, needs_tool)
-        if intent == "follow_up" and not needs_tool and (earlier := _last_user(history)):
+        if intent == "follow_up" and not needs_tool and (earlier := last_user(history)):
             # "그럼 부산은?" after a weather question: more of the same needs the same tools
             # (the bank asked only when no tool was plainly asked for earlier).
             needs_tool = _asks_for_tool(earlier)
@@ -163,10 +163,6 @@ def _with_plain_tool(message: str, intent: Intent, needs_tool: bool) -> tuple[In
     if not _asks_for_tool(message):
         return intent, needs_tool
     return ("new_question" if intent == "chitchat" else intent), True
-
-
-def _last_user(history: Sequence[Mapping[str, object]]) -> str:
-    return next((str(m["content"]) for m in reversed(history) if m["role"] == "user"), "")
 
 
 class Rewrite(BaseModel):

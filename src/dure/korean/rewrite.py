@@ -24,7 +24,7 @@ from difflib import SequenceMatcher
 from dure.korean.slots.core import TAKEN_BACK
 from dure.retrieval.tokenize import spans
 
-__all__ = ["COPIED_CHARS", "checked", "faithful", "standalone"]
+__all__ = ["COPIED_CHARS", "checked", "faithful", "last_user", "standalone"]
 
 #: Characters of an earlier answer a rewrite may not copy in one stretch.
 COPIED_CHARS = 16
@@ -36,6 +36,11 @@ _FOREIGN_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 def _said(history: Sequence[Mapping[str, object]], role: str) -> list[str]:
     return [str(m["content"]) for m in history if m.get("role") == role]
+
+
+def last_user(history: Sequence[Mapping[str, object]]) -> str:
+    """The user's latest earlier message ("" when there is none)."""
+    return next(reversed(_said(history, "user")), "")
 
 
 def faithful(rewrite: str, message: str, history: Sequence[Mapping[str, object]]) -> bool:
@@ -58,7 +63,7 @@ def faithful(rewrite: str, message: str, history: Sequence[Mapping[str, object]]
 def standalone(message: str, history: Sequence[Mapping[str, object]]) -> str:
     """The message with the earlier request beside it ("된장찌개는? (앞선 요청: 김치찌개 레시피
     알려줘)"); the message alone when there was none."""
-    earlier = next(reversed(_said(history, "user")), "").strip()
+    earlier = last_user(history).strip()
     if not earlier:
         return message.strip()
     if len(earlier) > EARLIER_CHARS:
