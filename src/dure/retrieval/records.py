@@ -26,11 +26,20 @@ def build_records(
     preamble (전문), 부칙 articles and appendices; a contract without statute-style articles,
     and any other document, gives chunks (`<doc_id>:#3`) under their headings. The title is
     `title` if given, else a contract's own title line, else `fallback_title`.
+
+    An article's keyword tokens also carry the name of its chapter ("제38장 절도와 강도의 죄"
+    → 절도와 강도의 죄): statute articles such as "제342조 (미수범) 제329조 내지 제341조의
+    미수범은 처벌한다" name their crime only there. On our statute dev sets (keyword list
+    only, fused hit@1) this took 형법 dev 0.768 → 0.793 and the statute helpers' 783 questions
+    over 8 statutes 0.418 → 0.423, no writer worse; the five kept-out contract writers were
+    unchanged (0.722 → 0.721). The record's text, and so its vector, stay as written.
     """
     out: list[Record] = []
     doc_title = title or fallback_title
 
-    def add(no: str | None, art_title: str | None, body: str, key: str) -> None:
+    def add(
+        no: str | None, art_title: str | None, body: str, key: str, chapter: str | None = None
+    ) -> None:
         out.append(
             Record(
                 id=f"{doc_id}:{key}",
@@ -41,7 +50,7 @@ def build_records(
                 article_title=art_title,
                 text=body,
                 position=len(out),
-                tokens=kiwi_tokens(body),
+                tokens=kiwi_tokens(body) + kiwi_tokens(_chapter_name(chapter)),
             )
         )
 
@@ -52,7 +61,7 @@ def build_records(
             if contract.preamble:
                 add(None, "전문", contract.preamble, "전문")
             for art in contract.articles:
-                add(art.no, art.title, art.text, art.no)
+                add(art.no, art.title, art.text, art.no, art.chapter)
             for art in contract.supplementary:
                 add(f"부칙 {art.no}", art.title, art.text, f"부칙{art.no}")
             for i, app in enumerate(contract.appendices, start=1):
@@ -63,3 +72,8 @@ def build_records(
         body = f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text
         add(None, chunk.heading, body, f"#{chunk.index}")
     return out, doc_title, {"chunks": len(out)}
+
+
+def _chapter_name(chapter: str | None) -> str:
+    """ "제38장 절도와 강도의 죄" → "절도와 강도의 죄" (the parser writes number, space, name)."""
+    return (chapter or "").partition(" ")[2]

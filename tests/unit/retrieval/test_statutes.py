@@ -49,3 +49,45 @@ def test_the_thesaurus_applies_to_contracts_but_not_to_statutes(tmp_path: Path) 
     # Over both documents (not only statutes) the thesaurus applies.
     assert "제1조" in keyword(None, True)
     col.close()
+
+
+#: Two chapters with an article of the same title each; the crime is named only by the chapter.
+CHAPTERS = """# 형법 발췌
+
+## 제38장 절도와 강도의 죄
+
+##### 제329조 (절도)
+타인의 재물을 절취한 자는 6년 이하의 징역에 처한다.
+
+##### 제342조 (미수범)
+제329조 내지 제341조의 미수범은 처벌한다.
+
+## 제39장 사기와 공갈의 죄
+
+##### 제347조 (사기)
+사람을 기망하여 재물의 교부를 받은 자는 10년 이하의 징역에 처한다.
+
+##### 제352조 (미수범)
+제347조 내지 제351조의 미수범은 처벌한다.
+
+## 부칙
+
+##### 제1조 (시행일)
+이 법은 공포한 날부터 시행한다.
+"""
+
+
+def test_an_articles_keywords_carry_its_chapter_name(tmp_path: Path) -> None:
+    col = open_collection("chapters", Settings(data_dir=tmp_path), store="memory")
+    doc = col.add_document(CHAPTERS, kind="contract", name="criminal.md")
+
+    def top(query: str) -> str:
+        return _articles(col.ranked_lists(query, 10, mode="keyword")["keyword"])[0]
+
+    assert top("사기 미수범도 처벌되나요?") == "제352조"
+    assert top("강도 미수범도 처벌돼?") == "제342조"
+    # The shown text stays as written; 부칙 is no part of the last chapter.
+    attempt, supplement = col.store.records([f"{doc}:제352조", f"{doc}:부칙제1조"])
+    assert "사기" not in attempt.text
+    assert supplement.article_no == "부칙 제1조" and "사기" not in supplement.tokens
+    col.close()
