@@ -30,7 +30,7 @@ def build_records(
     An article's keyword tokens also carry the name of its chapter ("제38장 절도와 강도의 죄"
     → 절도와 강도의 죄): statute articles such as "제342조 (미수범) 제329조 내지 제341조의
     미수범은 처벌한다" name their crime only there. On our statute dev sets (keyword list
-    only, fused hit@1) this took 형법 dev 0.768 → 0.793 and the statute helpers' 783 questions
+    only, fused hit@1) this took 형법 dev 0.780 → 0.793 and the statute helpers' 783 questions
     over 8 statutes 0.418 → 0.423, no writer worse; the five kept-out contract writers were
     unchanged (0.722 → 0.721). The record's text, and so its vector, stay as written.
     """
