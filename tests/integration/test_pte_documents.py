@@ -117,3 +117,21 @@ async def test_a_wikipedia_request_is_looked_up_whatever_the_classifier_and_plan
     assert done.content.startswith(honest.tools_failed(["x"]).split("\n")[0])
     assert "위키백과" in done.content
     assert not any(c.node == "final_answer" for c in model.calls)  # nothing to guess from
+
+
+async def test_a_figure_of_today_is_searched_whatever_the_planner_says(
+    settings: Settings,
+) -> None:
+    # The 1.5B planner planned the clock for a current rate; the rule adds the web search, which
+    # has no key here, so its failure is named after the date: no rate from the model's memory.
+    settings.assistant.tavily_api_key = None
+    clock_only = {"plan": [{"step_id": 1, "tool": "get_current_datetime", "input": ""}]}
+    asked = {**INTENT, "rewritten_query": "한국은행 기준금리"}
+    done, model = await _turn(
+        settings,
+        [asked, clock_only, {"plan": []}, "오늘 날짜를 확인했습니다."],
+        message="한국은행 기준금리 지금 몇 프로야?",
+    )
+    assert done.content.startswith("오늘 날짜를 확인했습니다.")
+    assert honest.partly_failed([]).strip() in done.content
+    assert "TAVILY_API_KEY" in done.content  # the added web search ran, and its failure is named

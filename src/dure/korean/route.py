@@ -189,12 +189,37 @@ _SEARCH = re.compile(
     r"google\s+(?:it|for))(?![a-z])",
     re.IGNORECASE,
 )
+#: A figure that changes from day to day, asked as of now ("지금 환율 얼마야", "현재 기준금리"):
+#: only a search knows it, and the local model otherwise answers from its training data as if
+#: it had looked (measured: pte planned the clock and the user's documents for "한국은행
+#: 기준금리 지금 몇 프로야?").
+_NOW_WORD = re.compile(
+    r"지금|현재|요즘|오늘|최근|최신|실시간|현\s*시점|"
+    r"(?<![a-z])(?:current(?:ly)?|now|today|latest)(?![a-z])",
+    re.IGNORECASE,
+)
+_LIVE_FIGURE = re.compile(
+    r"환율|주가|시세|시가\s*총액|시총|금리|유가|기름\s*값|휘발유\s*값|금\s*값|"
+    r"코스피|코스닥|나스닥|다우\s*지수|비트\s*코인|물가\s*상승률|"
+    r"(?<![a-z])(?:exchange\s+rates?|stock\s+price|interest\s+rates?|share\s+price)(?![a-z])",
+    re.IGNORECASE,
+)
+#: …unless the figure is one of the user's own terms ("계약서의 현재 금리 조항", "내 대출 금리").
+_OWN_TERMS = re.compile(r"계약|약정|조항|약관|제\s*\d+\s*조|(?:내|우리|제)\s+(?:대출|적금|예금)")
+
+
+def _live_figure(text: str) -> bool:
+    """A figure of today asked as of now (see `_LIVE_FIGURE`), not one of the user's terms."""
+    return bool(
+        _NOW_WORD.search(text) and _LIVE_FIGURE.search(text) and not _OWN_TERMS.search(text)
+    )
 
 
 def tool_hint(question: str) -> str | None:
     """The one tool a question plainly asks for (`calculator`, `get_current_datetime`,
     `get_weather`, `web_search`, `search_wikipedia`), or None — also when it asks for more
-    than one. Wikipedia by name decides alone: its "문서" and "찾아서" are the encyclopedia's."""
+    than one. Wikipedia by name decides alone: its "문서" and "찾아서" are the encyclopedia's.
+    A search is asked for in words ("검색해줘") or by a figure of today ("지금 환율")."""
     text = question.strip()
     if len(text) > PLAIN_ASK_CHARS:
         return None
@@ -211,7 +236,10 @@ def tool_hint(question: str) -> str | None:
             ("calculator", calc),
             ("get_current_datetime", bool(_NOW.search(text))),
             ("get_weather", bool(_WEATHER.search(text))),
-            ("web_search", bool(_SEARCH.search(text))),
+            (
+                "web_search",
+                bool(_SEARCH.search(text)) or _live_figure(text),
+            ),
         )
         if asked
     ]

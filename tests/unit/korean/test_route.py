@@ -128,6 +128,12 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("새로 나온 아이폰 가격 알아봐줘", "web_search"),
         ("러스트 2024 에디션 변경점 인터넷에서 찾아줘", "web_search"),
         ("날씨 검색해줘", None),  # two tools: the model chooses
+        ("지금 달러 환율 얼마야?", "web_search"),  # a figure of today: only a search knows it
+        ("현재 코스피 지수 몇이야", "web_search"),
+        ("what's the current USD exchange rate?", "web_search"),
+        ("금리가 오르면 대출 이자는 어떻게 돼?", None),  # how it works, not today's figure
+        ("계약서에 적힌 현재 금리 알려줘", None),  # the user's own terms
+        ("내 대출 금리 지금 몇 프로야", None),
         ("회사 근처 날씨", None),  # documents first
         ("What's the weather like in Seoul tomorrow?", "get_weather"),
         ("weather 알려줘", "get_weather"),
