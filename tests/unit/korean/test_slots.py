@@ -117,6 +117,29 @@ def test_times(text: str, clock: str) -> None:
     assert lunch(text)["datetime"] == f"2025-03-05T{clock}:00+09:00"
 
 
+def test_raw_fish_is_not_a_meeting_or_a_count() -> None:
+    for text in ("회의 끝나고 점심", "회식 장소", "2회 이상 간 곳", "회사 근처"):
+        assert "cuisine" not in lunch(text)
+    assert "cuisine" not in lunch("phone 충전되는 곳")  # an English word only as a whole word
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("lunch for 2 near 강남", 2),
+        ("table for four", 4),
+        ("sushi for two.", 2),
+        ("two people 판교", 2),
+        ("3 of us", 3),
+        ("for 2 hours", None),  # a duration
+        ("tomorrow for 12:30", None),  # a time
+        ("dinner for 2 pm", None),
+    ],
+)
+def test_english_head_counts(text: str, size: int | None) -> None:
+    assert lunch(text).get("party_size") == size
+
+
 @pytest.mark.parametrize(
     ("text", "slots"),
     [
@@ -194,6 +217,12 @@ def test_food_as_said_and_its_category() -> None:
         ("돼지국밥집 가자", "돼지국밥", "한식"),
         ("마라샹궈 먹자", "마라샹궈", "중식"),
         ("물냉면 둘", "물냉면", "한식"),
+        ("회 먹고 싶어", "회", "일식"),  # 회 by Kiwi: a noun of its own
+        ("광어회 먹자", "광어회", "일식"),
+        ("횟집 가자", "회", "일식"),  # the 사이시옷 before 집 undone
+        ("고깃집 가자", "고기", "고기"),
+        ("korean bbq 먹자", "korean bbq", "고기"),
+        ("sushi please", "sushi", "일식"),
     ):
         assert lunch(text)["cuisine"] == said
         assert spec.canonical_value(said) == category

@@ -62,6 +62,10 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "오징어볶음",
         "컵밥",
         "도시락",
+        "물회",
+        "korean food",
+        "bibimbap",
+        "bulgogi",
     ),
     "중식": (
         "중식",
@@ -84,6 +88,9 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "유린기",
         "깐풍기",
         "샤오롱바오",
+        "chinese food",
+        "dim sum",
+        "hot pot",
     ),
     "일식": (
         "일식",
@@ -108,6 +115,13 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "오코노미야키",
         "야키토리",
         "이자카야",
+        "횟집",
+        "japanese food",
+        "sushi",
+        "sashimi",
+        "ramen",
+        "udon",
+        "omakase",
     ),
     "양식": (
         "양식",
@@ -129,8 +143,31 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "뇨끼",
         "오믈렛",
         "치킨",
+        "pasta",
+        "pizza",
+        "steak",
+        "burger",
+        "burgers",
+        "sandwich",
+        "brunch",
+        "italian",
+        "mexican",
+        "tacos",
     ),
-    "분식": ("분식", "떡볶이", "김밥", "라면", "순대", "튀김", "라볶이", "쫄면", "어묵", "만두"),
+    "분식": (
+        "분식",
+        "떡볶이",
+        "김밥",
+        "라면",
+        "순대",
+        "튀김",
+        "라볶이",
+        "쫄면",
+        "어묵",
+        "만두",
+        "tteokbokki",
+        "kimbap",
+    ),
     "아시안": (
         "아시안",
         "베트남",
@@ -147,6 +184,12 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "나시고랭",
         "월남쌈",
         "케밥",
+        "thai food",
+        "vietnamese",
+        "pho",
+        "pad thai",
+        "curry",
+        "indian food",
     ),
     "고기": (
         "고기",
@@ -167,8 +210,11 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "숯불구이",
         "항정살",
         "갈매기살",
+        "korean bbq",
+        "bbq",
+        "barbecue",
     ),
-    "샐러드": ("샐러드", "포케", "건강식", "비건", "채식", "다이어트"),
+    "샐러드": ("샐러드", "포케", "건강식", "비건", "채식", "다이어트", "salad", "poke bowl"),
 }
 EQUIPMENT: dict[str, tuple[str, ...]] = {
     "화상회의": (
@@ -188,18 +234,37 @@ EQUIPMENT: dict[str, tuple[str, ...]] = {
 
 
 def _index(vocab: dict[str, tuple[str, ...]]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """The vocabulary's pattern (an English word only as a whole word: "pho" is not in
+    "phone") and each word's canonical name."""
     canon = {w.lower(): name for name, words in vocab.items() for w in words}
-    return re.compile(alternation(canon), re.IGNORECASE), canon
+    pattern = rf"(?<![a-z])(?:{alternation(canon)})(?![a-z])"
+    return re.compile(pattern, re.IGNORECASE), canon
 
 
 _CUISINE_RE, _CUISINE = _index(CUISINES)
 _EQUIPMENT_RE, _EQUIPMENT = _index(EQUIPMENT)
+#: Raw fish: one syllable, so Kiwi tells it from 회의, 회사, 회식 and "3회" (not the pattern).
+_RAW_FISH = "회"
 #: Every vocabulary word (a place name is never one of these).
 VOCABULARY = frozenset(_CUISINE) | frozenset(_EQUIPMENT)
 
 
 #: What names a restaurant rather than the food ("국밥집" → "국밥", "중식당" → "중식").
 _SHOP_SUFFIX = re.compile(r"(?<=\S)\s*(?:음식점|전문점|집|당)$|\s+식당$")
+#: A syllable's final ㅅ (종성 index 19): the 사이시옷 of "횟집", "고깃집", "찻집".
+_FINAL_S = 19
+
+
+def _without_shop(word: str) -> str:
+    """The food in a shop's name: "국밥집" → "국밥", "중식당" → "중식", and the 사이시옷 before
+    집 undone: "횟집" → "회", "고깃집" → "고기"."""
+    bare = _SHOP_SUFFIX.sub("", word).strip()
+    last = ord(bare[-1]) - 0xAC00 if bare and word.rstrip().endswith("집") else -1
+    if 0 <= last < 11172 and last % 28 == _FINAL_S:
+        bare = bare[:-1] + chr(0xAC00 + last - _FINAL_S)
+    return bare
+
+
 _NOUN_TAGS = ("NNG", "NNP", "SL", "XSN")
 
 
@@ -223,7 +288,7 @@ def _food_as_said(text: str, start: int, end: int) -> tuple[str, int, int]:
         if first > 0 and tokens[first - 1][1] in _NOUN_TAGS and len(tokens[first - 1][0]) <= 2:
             first -= 1
         start, end = tokens[first][2], tokens[last][3]
-    said = _SHOP_SUFFIX.sub("", text[start:end]).strip()
+    said = _without_shop(text[start:end])
     return said or text[start:end], start, end
 
 
@@ -234,6 +299,10 @@ def extract_keywords(u: Utterance) -> None:
             continue  # a second vocabulary word inside a food already read ("마라" in 마라샹궈)
         said, start, end = _food_as_said(u.text, m.start(), m.end())
         u.add("cuisine", said, start, end)
+    for form, tag, start, end in spans(u.text):  # what is read already is blanked out
+        if form == _RAW_FISH and tag == "NNG":
+            said, start, end = _food_as_said(u.text, start, end)
+            u.add("cuisine", said, start, end)
     for m in _EQUIPMENT_RE.finditer(u.text):
         u.add("equipment", _EQUIPMENT[m.group(0).lower()], m.start(), m.end())
 
@@ -246,7 +315,7 @@ _SPELLINGS = (("까스", "가스"), ("자장", "짜장"), ("쭈꾸미", "주꾸�
 
 def is_kind(word: str) -> bool:
     """True when the food word names a whole kind ("중식", "중국집", "분식"), not a dish."""
-    word = _SHOP_SUFFIX.sub("", word.strip().lower())
+    word = _without_shop(word.strip().lower())
     return word in CUISINES or word in _KIND_WORDS
 
 
@@ -262,8 +331,10 @@ def food_exclusion(word: str) -> str:
 
 def canonical_cuisine(word: str) -> str | None:
     """`"초밥"` → `"일식"`, `"돼지국밥"` → `"한식"`; None for words outside the vocabulary."""
-    word = _SHOP_SUFFIX.sub("", word.strip().lower())
+    word = _without_shop(word.strip().lower())
     if word in _CUISINE:
         return _CUISINE[word]
     found = _CUISINE_RE.search(word)  # a compound: its known part decides
-    return _CUISINE[found.group(0).lower()] if found else None
+    if found:
+        return _CUISINE[found.group(0).lower()]
+    return "일식" if word.endswith(_RAW_FISH) else None  # "회", "광어회" (물회 is listed: 한식)

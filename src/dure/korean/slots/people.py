@@ -1,5 +1,5 @@
 """Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명", "친구
-셋이랑 나", in English "3 people", "party of 4", "just me"; a change to the size already filled:
+셋이랑 나", in English "3 people", "party of 4", "lunch for two", "just me"; a change to the size already filled:
 "한 명 더 온대", "두 명 추가", "한 명 빠졌어" (`party_change`, added to the previous size by the
 slot filler).
 
@@ -38,9 +38,19 @@ _FEWER = re.compile(
     rf"(?<![가-힣\d])(?P<n>{COUNT})\s*(?:명|분)(?:이|은)?\s*(?:빠|줄|못\s*(?:와|온|오|가|간|갈)|취소)"
 )
 _ALONE = re.compile(r"혼자|혼밥|(?i:\b(?:just me|by myself|alone)\b)")
-#: In English: "3 people", "2 ppl", "6 pax", "party of 4".
+_EN_COUNTS = {
+    w: n
+    for n, w in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve".split(), start=1
+    )
+}
+_EN_COUNT = rf"\d{{1,3}}|{'|'.join(_EN_COUNTS)}"
+#: In English: "3 people", "two ppl", "6 pax", "party of 4", "lunch for 2", "table for four" —
+#: not "for 2 hours", "for 12:30" or "for 2 pm".
 _PEOPLE_EN = re.compile(
-    r"(?i)(?<![\w.])(?:(?P<n>\d{1,3})\s*(?:people|persons|ppl|pax|guests)|party\s+of\s+(?P<p>\d{1,3}))\b"
+    rf"(?i)(?<![\w.])(?:(?P<n>{_EN_COUNT})\s*(?:people|persons|ppl|pax|guests|of\s+us)"
+    rf"|(?:party\s+of|for)\s+(?P<p>{_EN_COUNT})(?![\w:]|\.\d|\s*(?:hours?|hrs?|min|minutes?|days?|"
+    r"weeks?|months?|years?|[ap]\.?m\b|o'?clock|won|원|만|천|k\b|dollars?|bucks)))\b"
 )
 _COUNTER = re.compile(
     rf"(?<![가-힣\d])(?P<n>{COUNT})(?:\s*[~-]\s*(?P<n2>{COUNT}))?\s*(?P<c>명|분|인)(?!분|당|용|\s*더)"
@@ -88,7 +98,8 @@ def extract_party(u: Utterance, *, expected: bool = False) -> None:
     for m in _ALONE.finditer(u.text):
         u.add("party_size", 1, m.start(), m.end())
     for m in _PEOPLE_EN.finditer(u.text):
-        u.add("party_size", int(m.group("n") or m.group("p")), m.start(), m.end())
+        said = (m.group("n") or m.group("p")).lower()
+        u.add("party_size", _EN_COUNTS.get(said) or int(said), m.start(), m.end())
     for m in _COUNTER.finditer(u.text):
         word = m.group("n")
         if m.group("c") == "분" and word.isdigit() and not _PEOPLE_AFTER_BUN.match(u.raw, m.end()):
