@@ -117,6 +117,23 @@ def test_times(text: str, clock: str) -> None:
     assert lunch(text)["datetime"] == f"2025-03-05T{clock}:00+09:00"
 
 
+@pytest.mark.parametrize(
+    ("text", "said", "area"),
+    [
+        ("lunch near Gangnam station", "Gangnam station", "강남"),
+        ("hongdae for 3", "hongdae", "홍대"),
+        ("Yeouido IFC 근처", "Yeouido IFC", "여의도"),
+    ],
+)
+def test_places_in_english(text: str, said: str, area: str) -> None:
+    assert lunch(text)["location"] == said
+    assert LUNCH.spec("location").canonical_value(said) == area
+
+
+def test_a_place_in_english_is_a_whole_word() -> None:
+    assert "location" not in lunch("we coexist peacefully")
+
+
 def test_raw_fish_is_not_a_meeting_or_a_count() -> None:
     for text in ("회의 끝나고 점심", "회식 장소", "2회 이상 간 곳", "회사 근처"):
         assert "cuisine" not in lunch(text)

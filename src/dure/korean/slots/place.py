@@ -57,15 +57,19 @@ _BARE = re.compile(
 )
 
 
+#: "Gangnam station", "Seoul Forest stn": the English 역.
+_STATION_EN = r"\s+(?:station|stn)(?![a-z])"
+_STATION_END = re.compile(rf"(?:역|{_STATION_EN})$", re.IGNORECASE)
+
+
 @lru_cache(maxsize=1)
 def gazetteer() -> dict[str, str]:
     """Every known name and alias → its canonical place (`"강남역"` → `"강남"`)."""
     data = json.loads(files("dure").joinpath("data/places.json").read_text(encoding="utf-8"))
     names: dict[str, str] = {}
     for canonical, aliases in data["places"].items():
-        names[canonical] = canonical
-        for alias in aliases:
-            names[alias] = canonical
+        for name in (canonical, *aliases):
+            names[name] = names[name.lower()] = canonical  # "Gangnam", "gangnam"
     return names
 
 
@@ -73,7 +77,9 @@ def gazetteer() -> dict[str, str]:
 def _gazetteer_re() -> re.Pattern[str]:
     words = sorted(gazetteer(), key=len, reverse=True)
     alternatives = "|".join(r"\s*".join(map(re.escape, w.split())) for w in words)
-    return re.compile(rf"(?<![가-힣A-Za-z])(?:{alternatives})(?:역)?")
+    return re.compile(
+        rf"(?<![가-힣A-Za-z])(?:{alternatives})(?:역|{_STATION_EN})?(?![a-z])", re.IGNORECASE
+    )
 
 
 def known_places(text: str) -> list[tuple[int, int]]:
@@ -82,19 +88,21 @@ def known_places(text: str) -> list[tuple[int, int]]:
 
 
 def canonical_place(name: str) -> str:
-    """The canonical name of a place (`"을지로입구역"` → `"을지로"`), else the name without 역."""
+    """The canonical name of a place (`"을지로입구역"` → `"을지로"`, `"Gangnam station"` →
+    `"강남"`), else the name without 역."""
     compact = re.sub(r"\s+", " ", name.strip())
-    known = gazetteer()
-    if compact in known:
-        return known[compact]
-    stripped = re.sub(r"역$", "", compact)
-    if stripped in known:
-        return known[stripped]
+    stripped = _STATION_END.sub("", compact)
+    if known := _known(compact) or _known(stripped):
+        return known
     # a known place with a landmark after it or written on: "여의도 파크원", "코엑스몰", "IFC몰"
     if found := _gazetteer_re().search(compact):
-        name = found.group()
-        return known.get(name) or known.get(re.sub(r"역$", "", name), stripped)
+        return _known(found.group()) or _known(_STATION_END.sub("", found.group())) or stripped
     return stripped
+
+
+def _known(name: str) -> str | None:
+    known = gazetteer()
+    return known.get(name) or known.get(name.lower())
 
 
 def _is_place(name: str) -> bool:
