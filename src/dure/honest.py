@@ -9,7 +9,8 @@ temperature with no weather key). These answers replace that call: they name wha
 given the question, any sentence that only says the question again: measured on a blind set
 (answers3), the local model opened a third of its contract answers with "제13조에 따르면" and
 the user's own words ("… 그냥 들어와도 되는거야?", "벽에 못 박아서 액자 걸어도 돼요."), an
-article made to say what it does not.
+article made to say what it does not. Given the cited `articles`, it also mends a sentence
+that says it comes from one article while its words are another's (`misattributed`).
 """
 
 from __future__ import annotations
@@ -143,6 +144,27 @@ def echoes(sentence: str, question: set[str], sources: set[str]) -> bool:
     ) < ECHO_FROM_SOURCES * len(own)
 
 
+#: A sentence whose character trigrams come ≥ 0.6 from another article and ≤ 0.35 from the one
+#: it is attributed to says what that other article says (the 1.5B model wrote "제3조에 따르면
+#: … 이 보증금은 연체 차임, 관리비, 원상회복 비용 등 … 공제할 수 있다", 제15조's words).
+FROM_ANOTHER = 0.6
+FROM_CITED = 0.35
+_ARTICLE = re.compile(r"제\s*\d+\s*조(?:의\s*\d+)?")
+
+
+def misattributed(text: str, cited: str, articles: dict[str, str]) -> str | None:
+    """The article (of `articles`, label → text) that `text` really says, when it is attributed
+    to `cited` but its words are another's (see `FROM_ANOTHER`); else None."""
+    own = trigrams(text)
+    if cited not in articles or len(own) < 6:
+        return None
+    share = {no: len(own & trigrams(body)) / len(own) for no, body in articles.items()}
+    best = max(share, key=lambda no: share[no])
+    if best != cited and share[best] >= FROM_ANOTHER and share[cited] <= FROM_CITED:
+        return best
+    return None
+
+
 @dataclass
 class Gate:
     """Passes answer sentences whose figures the `sources` texts support (by value: "1천분의
@@ -158,12 +180,16 @@ class Gate:
     instructions: str = ""
     #: The current date-time: a date or time it holds is supported, its other numbers are not.
     clock: str = ""
+    #: The user's articles (label → text) an answer may say it comes from (`misattributed`).
+    articles: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     echoed: list[str] = field(default_factory=list)
     parroted: list[str] = field(default_factory=list)
     #: Bookkeeping while an answer streams: a sentence was shown; a left-out echo's lead.
     passed: bool = field(default=False, init=False)
     carried: str = field(default="", init=False)
+    #: The article the paragraph so far says it comes from.
+    cited: str = field(default="", init=False)
 
     @cached_property
     def _trigrams(self) -> tuple[set[str], set[str]]:
@@ -193,8 +219,31 @@ class Gate:
             body = sentence.lstrip()
             sentence = f"{sentence[: len(sentence) - len(body)]}{self.carried} {body}"
         self.carried = ""
+        sentence = self._attributed(sentence)
         self.passed = self.passed or bool(sentence)
         emit(Token(content=sentence))
+        return sentence
+
+    def _attributed(self, sentence: str) -> str:
+        """`sentence` with the article it says it comes from made the one whose words it has
+        (a lead of its own mended, or, under another article's lead, one added)."""
+        lead = source_lead(sentence)
+        named = _ARTICLE.findall(lead)
+        if len(named) == 1:
+            self.cited = re.sub(r"\s+", "", named[0])
+        elif named or "표준" in lead:  # several articles, or the standard contract's: as said
+            self.cited = ""
+        if self.articles and self.cited:
+            body = _LEAD.sub("", sentence) if lead else sentence
+            if right := misattributed(body, self.cited, self.articles):
+                if lead:
+                    sentence = sentence.replace(named[0], right, 1)
+                else:
+                    text = sentence.lstrip()
+                    sentence = f"{sentence[: len(sentence) - len(text)]}{right}에 따르면 {text}"
+                self.cited = right
+        if "\n" in sentence:  # a paragraph or line ends: its lead ends with it
+            self.cited = ""
         return sentence
 
     def settle(self, answer: str, results: Sequence[str]) -> str:

@@ -14,7 +14,7 @@ from dure.agents.contract.rules import leading_articles, named_sources
 from dure.agents.contract.state import ContractState
 from dure.embeddings import get_embedder
 from dure.events import Thinking
-from dure.honest import echoes, trigrams
+from dure.honest import Gate, echoes, misattributed, trigrams
 from dure.settings import Settings
 from dure.sources import Source
 
@@ -260,3 +260,59 @@ def test_a_sentence_that_says_the_answer_instructions_again_is_not_shown(make_ha
     assert said(events) == reply
     notes = [e.content for e in events if isinstance(e, Thinking)]
     assert any("답변 지침을 그대로 옮긴 문장 1개" in n for n in notes)
+
+
+DEPOSIT = "제3조(보증금) 보증금은 오천만원으로 하며, 계약금 오백만원은 계약 시에, 잔금은 인도일에 지급한다."
+RETURN = (
+    "제15조(보증금의 반환) 임대인은 임대차가 끝나면 보증금을 반환한다. 임대인은 연체 차임, "
+    "관리비, 원상회복 비용 등 임차인이 부담할 금액을 보증금에서 공제할 수 있다."
+)
+
+
+@pytest.mark.parametrize(
+    ("pieces", "shown"),
+    [
+        # A sentence under 제3조's lead that says 제15조's words gets 제15조's lead.
+        (
+            [
+                "제3조에 따르면 계약금 오백만원은 계약 시에 지급합니다.",
+                " 임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다.",
+            ],
+            "제3조에 따르면 계약금 오백만원은 계약 시에 지급합니다. 제15조에 따르면 임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다.",
+        ),
+        # A lead of its own that names the wrong article is mended.
+        (
+            [
+                "제3조에 따르면 임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다."
+            ],
+            "제15조에 따르면 임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다.",
+        ),
+        # Said as the article says it, or in words of neither: as written.
+        (
+            ["제3조에 따르면 계약금 오백만원은 계약 시에 지급합니다.", " 그러니 미리 준비하세요."],
+            "제3조에 따르면 계약금 오백만원은 계약 시에 지급합니다. 그러니 미리 준비하세요.",
+        ),
+        # A new paragraph has no lead until it says one.
+        (
+            [
+                "제3조에 따르면 계약금 오백만원은 계약 시에 지급합니다.",
+                "\n",
+                "\n",
+                "임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다.",
+            ],
+            "제3조에 따르면 계약금 오백만원은 계약 시에 지급합니다.\n\n임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다.",
+        ),
+    ],
+)
+def test_a_sentence_is_attributed_to_the_article_whose_words_it_has(
+    pieces: list[str], shown: str
+) -> None:
+    gate = Gate([DEPOSIT, RETURN], articles={"제3조": DEPOSIT, "제15조": RETURN})
+    assert "".join(gate(p) for p in pieces) == shown
+
+
+def test_an_article_that_was_not_collected_is_left_as_said() -> None:
+    said = (
+        "제9조에 따르면 임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다."
+    )
+    assert misattributed(said[len("제9조에 따르면 ") :], "제9조", {"제15조": RETURN}) is None

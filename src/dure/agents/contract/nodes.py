@@ -368,6 +368,9 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
             [s.text for s in retrieved] + [question] + previous,
             question=question,
             instructions=prompts.RESPOND_TASK,
+            articles={
+                s.article_no: s.text for s in retrieved if s.kind == "contract" and s.article_no
+            },
         )
     model = deps.models("smart")
     if gate is None:
