@@ -125,7 +125,8 @@ class _Request:
 
 
 class _TokenCounts(TypedDict):
-    """What one generation used; `_pieces` yields it after the text."""
+    """What one generation used; `_pieces` yields the prompt's size before the text and the
+    exact counts after it."""
 
     input_tokens: int
     output_tokens: int
@@ -260,6 +261,8 @@ class LocalChatModel(BaseChatModel):
             )
         stops = req.stop + ([fmt.stop] if isinstance(fmt.stop, str) else list(fmt.stop or []))
         text = ""
+        # The prompt's size first: a reply cut short by its reader (a loop) still reports it.
+        yield {"input_tokens": len(prompt), "output_tokens": 0}
         try:
             for chunk in llama.create_completion(
                 prompt=prompt,
@@ -301,9 +304,10 @@ class LocalChatModel(BaseChatModel):
                 yield piece
                 continue
             if not isinstance(piece, str):
-                counts = piece  # the last piece
+                counts = piece  # the prompt's size first, the exact counts last
                 continue
             raw += piece
+            counts["output_tokens"] += 1  # a streamed piece is a token, until the exact count
             text = piece if plan is None else answer.feed(piece) if answer else ""
             if text:
                 yield ChatGenerationChunk(message=AIMessageChunk(content=text))

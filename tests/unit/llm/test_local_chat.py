@@ -46,6 +46,7 @@ class FakeLocal(LocalChatModel):
     def _pieces(self, req: Any, cancel: threading.Event | None) -> Iterator[str | dict]:
         self.requests.append(req)
         text = self.replies.pop(0)
+        yield {"input_tokens": 11, "output_tokens": 0}  # the prompt's size, as llama.cpp's
         for i in range(0, len(text), 3):
             yield text[i : i + 3]
         yield {"input_tokens": 11, "output_tokens": 7}
@@ -243,6 +244,13 @@ def test_prose_that_repeats_itself_stops_decoding():
     # The same inside a tool-capable call's answer: what was shown is kept.
     answer = looping.bind_tools([get_weather]).invoke("제5조?").content
     assert len(answer) < 4 * len(sentence)
+
+
+def test_a_reply_cut_for_repeating_still_reports_its_usage():
+    sentence = "이 조항은 계약 체결일로부터 14일 이내에 선급금을 지급하도록 정합니다. "
+    usage = FakeLocal(replies=[sentence * 20]).invoke("제5조?").usage_metadata
+    assert usage is not None and usage["input_tokens"] == 11
+    assert 0 < usage["output_tokens"] < len(sentence * 20)  # the pieces decoded before the cut
 
 
 def test_structured_replies_are_never_cut_for_repeating():
