@@ -88,7 +88,12 @@ def test_rule_sufficiency_needs_every_requested_article():
     assert rules.rule_sufficiency("제3조를 표준계약서와 비교", ["제3조"]) is None
     assert rules.rule_sufficiency("제3조를 표준계약서와 비교", ["제3조", "표준계약서 제4조"])
     # By title: the articles whose titles the question names.
-    assert rules.rule_sufficiency("손해배상 조항", ["제8조"], contract)
+    assert rules.rule_sufficiency("손해배상 조항", ["제8조"], contract) == (
+        "질문에 나온 제목(손해배상)의 조항(제8조)을 모두 조회했습니다."
+    )  # not "지정한": the user named a subject, which an article's title matched
+    assert rules.rule_sufficiency("제5조 내용이 뭐야?", ["제5조"]) == (
+        "질문이 번호로 지정한 조항(제5조)을 모두 조회했습니다."
+    )
     assert rules.rule_sufficiency("손해배상 조항", ["제8조", "제7조"], contract)
     assert rules.rule_sufficiency("손해배상 조항", ["제7조"], contract) is None
 

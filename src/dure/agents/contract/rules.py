@@ -151,9 +151,11 @@ def rule_sufficiency(
     it was asked for); a search of the question may have added others.
     """
     requested = extract_article_refs(question)
+    named = "질문이 번호로 지정한 조항"
     if not requested and contract is not None:
         titles = set(title_matches(question, contract))
         requested = [a.no for a in contract.articles if a.title in titles]
+        named = f"질문에 나온 제목({', '.join(sorted(titles))})의 조항"
     if not requested:
         return None
     contract_articles = {a for a in explored_articles if not a.startswith(STANDARD_LABEL)}
@@ -163,7 +165,7 @@ def rule_sufficiency(
         a.startswith(STANDARD_LABEL) for a in explored_articles
     ):
         return None
-    return f"질문이 지정한 조항({', '.join(requested)})을 모두 조회했습니다."
+    return f"{named}({', '.join(requested)})을 모두 조회했습니다."
 
 
 def first_search_call(collected_info: list[dict[str, Any]]) -> dict[str, Any] | None:
