@@ -91,7 +91,7 @@ async def _turn(
             async for event in stream_turn(agent, ctx, thread, message):
                 if not as_json and isinstance(event, Done) and _untold(event, events):
                     out.print(event.content, markup=False)
-                _print_event(event, as_json)
+                _print_event(event, as_json, events[-1] if events else None)
                 events.append(event)
         except asyncio.CancelledError:
             # Ctrl-C: the model has stopped at once; the thread reads as before this turn.
@@ -111,10 +111,13 @@ def _untold(done: Done, before: list[Event]) -> bool:
     return not any(isinstance(e, ErrorEvent) and e.content == done.content for e in before)
 
 
-def _print_event(event: Event, as_json: bool) -> None:
+def _print_event(event: Event, as_json: bool, previous: Event | None = None) -> None:
     if as_json:
         print(json.dumps(event.to_json(), ensure_ascii=False), flush=True)
         return
+    starts_line = not isinstance(event, (Token, SourcesEvent, Done))
+    if starts_line and isinstance(previous, Token) and not str(previous.content).endswith("\n"):
+        out.print()  # a note after part of the answer goes on a line of its own
     if isinstance(event, Token):
         out.print(event.content, end="", markup=False)
     elif isinstance(event, ErrorEvent):
