@@ -217,10 +217,21 @@ def test_party_size(text: str, size: int) -> None:
         ("3만원 이상", {"min": 30000}),
         ("1~2만원 사이", {"min": 10000, "max": 20000}),
         ("총 8만원으로 4명", {"max": 20000}),
+        ("under 15k per person", {"max": 15000}),
+        ("budget 20k", {"max": 20000}),
+        ("15,000 won each", {"max": 15000}),
+        ("at least 10k", {"min": 10000}),
+        ("₩30000 total for 2", {"max": 15000}),
     ],
 )
 def test_budget_per_person(text: str, budget: dict[str, int]) -> None:
     assert lunch(text)["budget_per_person"] == budget
+
+
+def test_an_english_number_is_money_only_with_its_unit_or_a_word_of_money() -> None:
+    for text in ("12k steps 걷고 점심", "12,000 people", "table 15"):
+        assert "budget_per_person" not in lunch(text)
+    assert "party_size" not in lunch("12,000 people")  # not 0 people: the digits after a comma
 
 
 def test_food_as_said_and_its_category() -> None:

@@ -1,4 +1,5 @@
-"""Budget per person: "1만원대", "인당 2만 5천 원", "만원 이하", "1~2만원 사이", "총 8만원".
+"""Budget per person: "1만원대", "인당 2만 5천 원", "만원 이하", "1~2만원 사이", "총 8만원"; in
+English "under 20k", "15,000 won each", "₩30000 total".
 
 A value is `{"min": won, "max": won}` with either bound left out when not said. "N원대" is the
 band of N ("1만원대" = 10,000–19,999); a plain amount is an upper bound. A total ("총 8만원")
@@ -22,6 +23,16 @@ _SINGLE = re.compile(
 )
 _CONTEXT = re.compile(r"(?:1인당|인당|한\s*명당|1인|각자|예산은?|가격은?|비용은?)\s*$")
 _TOTAL = re.compile(r"(?:총|전체|다\s*해서|합쳐서|모두)\s*$")
+#: In English an amount is money only with its unit: "20k", "15,000 won", "₩30000", "KRW 9000".
+_EN_MONEY = re.compile(
+    r"(?i)(?:(?P<upper>under|below|less\s+than|up\s+to|max(?:imum)?|within)|"
+    r"(?P<lower>over|above|at\s+least|more\s+than))?\s*(?:₩|krw\s*)?"
+    r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<unit>k\b|won\b|krw\b|원)?"
+    r"(?P<each>\s*(?:per\s+(?:person|head)|each|pp\b|a\s+head))?"
+    r"(?P<total>\s*(?:in\s+)?total\b|\s*altogether)?"
+)
+#: "k" alone ("12k steps") is money only beside a word of money or a bound.
+_EN_BUDGET = re.compile(r"(?i)(?:budget|price|cost|around|about|roughly|approx\.?|~)\s*:?\s*$")
 
 
 def _unit_of(amount_text: str) -> int:
@@ -60,3 +71,19 @@ def extract_budget(u: Utterance) -> None:
         per_person = _CONTEXT.search(before)  # claimed too: "1인" of "1인 1.5만원" is no party size
         start = m.start() - len(before) + per_person.start() if per_person else m.start()
         u.add(kind, value, start, m.end())
+    for m in _EN_MONEY.finditer(u.text):
+        said = m.group(0).lstrip()
+        unit = (m.group("unit") or "").lower()
+        marked = (
+            said.startswith("₩") or said.lower().startswith("krw") or unit in ("won", "krw", "원")
+        )
+        bounded = m.group("upper") or m.group("lower") or m.group("each") or m.group("total")
+        if not (marked or unit == "k" and (bounded or _EN_BUDGET.search(u.raw[: m.start()]))):
+            continue
+        number = float(m.group("n").replace(",", ""))
+        amount = int(number * (1000 if unit == "k" else 1))
+        if amount < 1000:
+            continue
+        value = {"min": amount} if m.group("lower") else {"max": amount}
+        kind = "budget_total" if m.group("total") else "budget"
+        u.add(kind, value, m.start() + len(m.group(0)) - len(said), m.end())

@@ -48,7 +48,7 @@ _EN_COUNT = rf"\d{{1,3}}|{'|'.join(_EN_COUNTS)}"
 #: In English: "3 people", "two ppl", "6 pax", "party of 4", "lunch for 2", "table for four" —
 #: not "for 2 hours", "for 12:30" or "for 2 pm".
 _PEOPLE_EN = re.compile(
-    rf"(?i)(?<![\w.])(?:(?P<n>{_EN_COUNT})\s*(?:people|persons|ppl|pax|guests|of\s+us)"
+    rf"(?i)(?<![\w.,])(?:(?P<n>{_EN_COUNT})\s*(?:people|persons|ppl|pax|guests|of\s+us)"
     rf"|(?:party\s+of|for)\s+(?P<p>{_EN_COUNT})(?![\w:]|\.\d|\s*(?:hours?|hrs?|min|minutes?|days?|"
     r"weeks?|months?|years?|[ap]\.?m\b|o'?clock|won|원|만|천|k\b|dollars?|bucks)))\b"
 )
