@@ -236,10 +236,7 @@ def tool_hint(question: str) -> str | None:
             ("calculator", calc),
             ("get_current_datetime", bool(_NOW.search(text))),
             ("get_weather", bool(_WEATHER.search(text))),
-            (
-                "web_search",
-                bool(_SEARCH.search(text)) or _live_figure(text),
-            ),
+            ("web_search", bool(_SEARCH.search(text)) or _live_figure(text)),
         )
         if asked
     ]

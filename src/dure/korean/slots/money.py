@@ -26,7 +26,7 @@ _TOTAL = re.compile(r"(?:총|전체|다\s*해서|합쳐서|모두)\s*$")
 #: In English an amount is money only with its unit: "20k", "15,000 won", "₩30000", "KRW 9000".
 _EN_MONEY = re.compile(
     r"(?i)(?:(?P<upper>under|below|less\s+than|up\s+to|max(?:imum)?|within)|"
-    r"(?P<lower>over|above|at\s+least|more\s+than))?\s*(?:₩|krw\s*)?"
+    r"(?P<lower>over|above|at\s+least|more\s+than))?\s*(?P<sign>₩|krw\s*)?"
     r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<unit>k\b|won\b|krw\b|원)?"
     r"(?P<each>\s*(?:per\s+(?:person|head)|each|pp\b|a\s+head))?"
     r"(?P<total>\s*(?:in\s+)?total\b|\s*altogether)?"
@@ -72,11 +72,8 @@ def extract_budget(u: Utterance) -> None:
         start = m.start() - len(before) + per_person.start() if per_person else m.start()
         u.add(kind, value, start, m.end())
     for m in _EN_MONEY.finditer(u.text):
-        said = m.group(0).lstrip()
         unit = (m.group("unit") or "").lower()
-        marked = (
-            said.startswith("₩") or said.lower().startswith("krw") or unit in ("won", "krw", "원")
-        )
+        marked = m.group("sign") or unit in ("won", "krw", "원")
         bounded = m.group("upper") or m.group("lower") or m.group("each") or m.group("total")
         if not (marked or unit == "k" and (bounded or _EN_BUDGET.search(u.raw[: m.start()]))):
             continue
@@ -86,4 +83,5 @@ def extract_budget(u: Utterance) -> None:
             continue
         value = {"min": amount} if m.group("lower") else {"max": amount}
         kind = "budget_total" if m.group("total") else "budget"
-        u.add(kind, value, m.start() + len(m.group(0)) - len(said), m.end())
+        start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
+        u.add(kind, value, start, m.end())

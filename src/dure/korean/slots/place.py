@@ -64,13 +64,14 @@ _STATION_END = re.compile(rf"(?:역|{_STATION_EN})$", re.IGNORECASE)
 
 @lru_cache(maxsize=1)
 def gazetteer() -> dict[str, str]:
-    """Every known name and alias → its canonical place (`"강남역"` → `"강남"`)."""
+    """Every known name and alias, lower-cased (`"ifc"`, `"gangnam"`) → its canonical place
+    (`"강남역"` → `"강남"`)."""
     data = json.loads(files("dure").joinpath("data/places.json").read_text(encoding="utf-8"))
-    names: dict[str, str] = {}
-    for canonical, aliases in data["places"].items():
-        for name in (canonical, *aliases):
-            names[name] = names[name.lower()] = canonical  # "Gangnam", "gangnam"
-    return names
+    return {
+        name.lower(): canonical
+        for canonical, aliases in data["places"].items()
+        for name in (canonical, *aliases)
+    }
 
 
 @lru_cache(maxsize=1)
@@ -101,8 +102,7 @@ def canonical_place(name: str) -> str:
 
 
 def _known(name: str) -> str | None:
-    known = gazetteer()
-    return known.get(name) or known.get(name.lower())
+    return gazetteer().get(name.lower())
 
 
 def _is_place(name: str) -> bool:
