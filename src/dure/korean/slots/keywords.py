@@ -299,7 +299,8 @@ def extract_keywords(u: Utterance) -> None:
             continue  # a second vocabulary word inside a food already read ("마라" in 마라샹궈)
         said, start, end = _food_as_said(u.text, m.start(), m.end())
         u.add("cuisine", said, start, end)
-    for form, tag, start, end in spans(u.text):  # what is read already is blanked out
+    morphemes = spans(u.text) if _RAW_FISH in u.text else []  # Kiwi only when it may be there
+    for form, tag, start, end in morphemes:  # what is read already is blanked out
         if form == _RAW_FISH and tag == "NNG":
             said, start, end = _food_as_said(u.text, start, end)
             u.add("cuisine", said, start, end)
