@@ -20,7 +20,6 @@ model (a bounded JSON judgement).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,9 +30,9 @@ from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
-from dure.korean.leaning import leans_on_previous_turn, switches_topic
+from dure.korean.leaning import after_thanks, leans_on_previous_turn, opens_new_question
 from dure.korean.pointing import references_previous_turn
-from dure.korean.smalltalk import is_greeting, is_smalltalk
+from dure.korean.smalltalk import is_smalltalk
 from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, agenerate_structured
 
@@ -49,12 +48,6 @@ from dure.llm import ModelSet, agenerate_structured
 #: (pooled 0.930 → 0.946; blind6 0.919 before `bank.EMBED_CHARS`), dev 0.907 → 0.894.
 FOLLOWUP_TIER2 = Tier2("followup", "refers_to_previous", l2=1e-4, morphemes=0.5)
 
-#: Thanks (laughter alone is not), then "그럼" / "근데" and a question: the thanks closed the previous turn,
-#: so the conjunction opens a new one ("고마워! 근데 내일 부산 날씨는?").
-_THANKS_THEN = re.compile(
-    r"^(?P<thanks>.+?)\s*(?:그럼|그러면|근데|그런데)\s+(?P<rest>\S.*)$", re.DOTALL
-)
-_THANKS = re.compile(r"고마|고맙|감사|ㄱㅅ|ㄳ|땡큐|thank|thx", re.IGNORECASE)
 #: Characters of each previous message shown to the model.
 PREVIOUS_TURN_CHARS = 1500
 
@@ -87,14 +80,10 @@ def followup_by_rules(
         return FollowupResult(False, "rule", "이전 대화 없음")
     if is_smalltalk(previous_user):
         return FollowupResult(False, "rule", "이전 대화가 인사뿐")
-    thanked = _THANKS_THEN.match(message.strip())
-    if thanked and _THANKS.search(thanked["thanks"]) and is_greeting(thanked["thanks"]):
-        rest = thanked["rest"]
-        if references_previous_turn(rest) or leans_on_previous_turn(rest):
-            return FollowupResult(True, "rule", "인사 뒤에도 이전 대화를 가리키는 말")
-        return FollowupResult(False, "rule", "인사로 앞 대화를 마치고 새 질문")
-    if switches_topic(message):
-        return FollowupResult(False, "rule", "새 질문을 알리고 주제를 따로 말함")
+    if opens_new_question(message):
+        return FollowupResult(False, "rule", "앞 대화를 마치고 새 질문")
+    if after_thanks(message) is not None:
+        return FollowupResult(True, "rule", "인사 뒤에도 이전 대화를 가리키는 말")
     if references_previous_turn(message):
         return FollowupResult(True, "rule", "이전 대화를 가리키는 말")
     if extract_article_refs(message):

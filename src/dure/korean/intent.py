@@ -2,7 +2,9 @@
 
 The rule settles obvious chitchat; the example bank (e5 + logistic regression) decides intent
 and needs_tool for the rest, and a follow-up or clarification is then rewritten into a
-standalone query by one bounded call. Only when the bank abstains does one bounded `fast` model
+standalone query by one bounded call; a message that closes the previous turn and asks anew
+("고마워! 근데 내일 부산 날씨는?", "딴 얘긴데, …": `dure.korean.leaning.opens_new_question`) is a
+new question whatever the bank says. Only when the bank abstains does one bounded `fast` model
 call decide everything.
 
 The rule only fires when the whole message is a greeting, thanks or laughter ("고마워!",
@@ -24,6 +26,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
+from dure.korean.leaning import opens_new_question
 from dure.korean.rewrite import checked, last_user, standalone
 from dure.korean.route import asks_documents, tool_hint
 from dure.korean.smalltalk import is_greeting
@@ -121,6 +124,8 @@ async def decide_intent(
             intent = "new_question"  # nothing earlier to follow up on or clarify
         elif history and _CLARIFY.search(message):
             intent = "clarification"
+        elif intent in ("follow_up", "clarification") and opens_new_question(message):
+            intent = "new_question"  # "고마워! 근데 내일 부산 날씨는?", "딴 얘긴데, …"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
         intent, needs_tool = _with_plain_tool(message, intent, needs_tool)
         if intent == "follow_up" and not needs_tool and (earlier := last_user(history)):

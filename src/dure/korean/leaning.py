@@ -5,7 +5,8 @@
 question of its own ("8일째면?", "계약금액 2억에 17일 늦으면"), a pick from a list, a request to
 redo or reformat the previous answer that names nothing else, a question about what the answer
 rests on. `switches_topic`: a new question announced ("딴 얘긴데 …", "그건 됐고 …", "이거랑 별개로
-…") that names its own subject.
+…") that names its own subject. `after_thanks`: the question after thanks and "그럼" / "근데".
+`opens_new_question`: either of the last two, when what follows does not lean on the previous turn.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import re
 from collections.abc import Sequence
 
 from dure.korean.pointing import CONTENT_TAGS, references_previous_turn
+from dure.korean.smalltalk import is_greeting
 from dure.retrieval.tokenize import tagged as morphemes
 
-__all__ = ["leans_on_previous_turn", "switches_topic"]
+__all__ = ["after_thanks", "leans_on_previous_turn", "opens_new_question", "switches_topic"]
 
 #: What a question about the previous answer itself asks for ("근거는 어떤 법이야?", "출처 링크
 #: 있어?", "계산 기준이 뭐야?"): a message naming only these nouns asks about that answer.
@@ -190,3 +192,29 @@ def leans_on_previous_turn(text: str) -> bool:
     nouns = [f for f, t in morphs if t.startswith(("NN", "NR", "SL", "SN"))]
     short = len(nouns) <= _BARE_NOUNS and len("".join(nouns)) <= _BARE_CHARS
     return short and _bare_topic(morphs)
+
+
+#: Thanks (laughter alone is not), then "그럼" / "근데" and a question: the thanks closed the previous
+#: turn, so the conjunction opens a new one ("고마워! 근데 내일 부산 날씨는?").
+_THANKS_THEN = re.compile(
+    r"^(?P<thanks>.+?)\s*(?:그럼|그러면|근데|그런데)\s+(?P<rest>\S.*)$", re.DOTALL
+)
+_THANKS = re.compile(r"고마|고맙|감사|ㄱㅅ|ㄳ|땡큐|thank|thx", re.IGNORECASE)
+
+
+def after_thanks(text: str) -> str | None:
+    """What follows thanks and "그럼" / "근데" ("고마워! 근데 내일 부산 날씨는?" → "내일 부산 날씨는?"),
+    or None when the message does not open so."""
+    thanked = _THANKS_THEN.match(text.strip())
+    if thanked and _THANKS.search(thanked["thanks"]) and is_greeting(thanked["thanks"]):
+        return thanked["rest"]
+    return None
+
+
+def opens_new_question(text: str) -> bool:
+    """Whether `text` closes the previous turn (thanks, or a new question announced) and asks a
+    question that does not lean on it."""
+    rest = after_thanks(text)
+    if rest is not None:
+        return not (references_previous_turn(rest) or leans_on_previous_turn(rest))
+    return switches_topic(text)

@@ -146,6 +146,20 @@ async def test_a_correction_of_the_previous_answer_is_a_clarification(settings: 
     assert (d.intent, d.rewritten_query) == ("clarification", "용인 맛집 추천")
 
 
+async def test_a_new_question_announced_after_a_turn_is_new_whatever_the_bank_says(
+    no_llm: ModelSet,
+) -> None:
+    history = [
+        {"role": "user", "content": "1234 곱하기 56은?"},
+        {"role": "assistant", "content": "1234 × 56 = 69,104입니다."},
+    ]
+    message = "이거 말고 딴 거 물어볼게, 환율 1달러 얼마야?"
+    vote = await INTENT_TIER2.adecide(no_llm.settings, message)
+    assert vote is not None and vote.label != "new_question"  # what the rule corrects
+    d = await decide_intent(message, history, no_llm, "-")
+    assert (d.intent, d.needs_tool, d.rewritten_query) == ("new_question", True, message)
+
+
 async def test_arithmetic_needs_the_calculator_by_rule(no_llm: ModelSet) -> None:
     d = await decide_intent("48 곱하기 7은 얼마야", [], no_llm, "-")
     assert (d.intent, d.needs_tool) == ("new_question", True)
