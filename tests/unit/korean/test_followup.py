@@ -142,6 +142,12 @@ def _assert_ruled(message: str, refers: bool) -> None:
         ("이건 나중에 볼게, 전입신고 온라인으로 되나?", False),
         ("딴 거 하나만 물어볼게 여권 재발급 기간 얼마나 걸려?", False),
         ("이건 말고 새로 질문할게요. 등기부등본은 어디서 떼요?", False),
+        ("그 레시피 말고 새로 하나만, 닭가슴살 샐러드 드레싱 뭐가 좋아?", False),
+        ("이거 말고 하나 더 궁금한 게 있는데 운전면허 갱신 어디서 해?", False),
+        ("네 그건 알겠고요, 청년도약계좌 가입 조건은 뭐예요?", False),  # the old topic dismissed
+        ("이건 별도 질문이야. 자취방 곰팡이 제거제 추천해줘", False),
+        ("앞의 얘기랑 상관없고 건강검진 대상자 조회는 어디서 해?", False),  # set apart
+        ("이 방법 말고 하나 더 알려줘", True),  # another one of what was told
         ("새로 물어볼게 그거 언제까지야?", True),  # announced, but still points back
         ("그건 됐고 왜 그렇게 된 거야?", True),  # nothing named: still about the answer
         ("그거 말고 다른 거 추천해줘", True),  # another one of what was listed
