@@ -10,7 +10,8 @@ given the question, any sentence that only says the question again: measured on 
 (answers3), the local model opened a third of its contract answers with "제13조에 따르면" and
 the user's own words ("… 그냥 들어와도 되는거야?", "벽에 못 박아서 액자 걸어도 돼요."), an
 article made to say what it does not. Given the cited `articles`, it also mends a sentence
-that says it comes from one article while its words are another's (`misattributed`).
+that says it comes from one article while its words are another's (`misattributed`), and
+names the second article a sentence's figures come from (`also_from`).
 """
 
 from __future__ import annotations
@@ -165,6 +166,23 @@ def misattributed(text: str, cited: str, articles: dict[str, str]) -> str | None
     return None
 
 
+def also_from(text: str, cited: str, articles: dict[str, str]) -> str | None:
+    """The one other article (of `articles`, label → text) that holds the figures of `text` its
+    `cited` article does not ("제6조에 따르면 … 삼백이십만원의 100분의 90": the 90 is 제2조's,
+    which sets the probation pay); None when `cited` holds them all, or when no other article,
+    or more than one, holds them."""
+    if cited not in articles:
+        return None
+    missing = unsupported(text, [articles[cited]])
+    if not missing:
+        return None
+    asked = " ".join(f.surface for f in missing)
+    holders = [
+        no for no, body in articles.items() if no != cited and not unsupported(asked, [body])
+    ]
+    return holders[0] if len(holders) == 1 else None
+
+
 @dataclass
 class Gate:
     """Passes answer sentences whose figures the `sources` texts support (by value: "1천분의
@@ -236,15 +254,23 @@ class Gate:
         if self.articles and self.cited:
             body = _LEAD.sub("", sentence) if lead else sentence
             if right := misattributed(body, self.cited, self.articles):
-                if lead:
-                    sentence = sentence.replace(named[0], right, 1)
-                else:
-                    text = sentence.lstrip()
-                    sentence = f"{sentence[: len(sentence) - len(text)]}{right}에 따르면 {text}"
+                sentence = self._led_by(sentence, named[0] if lead else "", right)
                 self.cited = right
+            elif extra := also_from(body, self.cited, self.articles):
+                both = f"{self.cited}, {extra}"
+                sentence = self._led_by(sentence, named[0] if lead else "", both)
         if "\n" in sentence:  # a paragraph or line ends: its lead ends with it
             self.cited = ""
         return sentence
+
+    @staticmethod
+    def _led_by(sentence: str, named: str, articles: str) -> str:
+        """`sentence` saying it comes from `articles`: its lead's `named` article replaced, or,
+        with no lead of its own, a lead added."""
+        if named:
+            return sentence.replace(named, articles, 1)
+        text = sentence.lstrip()
+        return f"{sentence[: len(sentence) - len(text)]}{articles}에 따르면 {text}"
 
     def settle(self, answer: str, results: Sequence[str]) -> str:
         """The answer to keep: `answer`, or, when every sentence of it was left out, the

@@ -316,3 +316,45 @@ def test_an_article_that_was_not_collected_is_left_as_said() -> None:
         "제9조에 따르면 임대인은 연체 차임, 관리비, 원상회복 비용을 보증금에서 공제할 수 있습니다."
     )
     assert misattributed(said[len("제9조에 따르면 ") :], "제9조", {"제15조": RETURN}) is None
+
+
+PROBATION = (
+    "제2조 (근로계약기간) ① 근로계약기간은 2025년 5월 1일부터 기간의 정함이 없는 것으로 한다. "
+    "② 입사일부터 3개월은 수습기간으로 하며, 수습기간 중의 임금은 제6조에 따른 임금의 100분의 90으로 한다."
+)
+WAGE = "제6조 (임금) ① 월 기본급은 금 삼백이십만원으로 한다. ② 임금은 다음 달 10일에 지급한다."
+HOURS = "제4조 (근로시간) ① 소정근로시간은 1일 8시간으로 한다. ② 휴게시간은 1시간으로 한다."
+
+
+@pytest.mark.parametrize(
+    ("pieces", "shown"),
+    [
+        # The 90 is 제2조's: the lead names it beside 제6조.
+        (
+            ["제6조에 따르면 수습 때 월급은 금 삼백이십만원의 100분의 90입니다."],
+            "제6조, 제2조에 따르면 수습 때 월급은 금 삼백이십만원의 100분의 90입니다.",
+        ),
+        # Under 제6조's lead, a sentence with 제2조's figure gets a lead of its own.
+        (
+            [
+                "제6조에 따르면 월 기본급은 삼백이십만원입니다.",
+                " 수습기간 3개월은 100분의 90입니다.",
+            ],
+            "제6조에 따르면 월 기본급은 삼백이십만원입니다. 제6조, 제2조에 따르면 수습기간 3개월은 100분의 90입니다.",
+        ),
+        # Every figure is the cited article's: as written.
+        (
+            ["제6조에 따르면 임금은 다음 달 10일에 지급합니다."],
+            "제6조에 따르면 임금은 다음 달 10일에 지급합니다.",
+        ),
+        # The 1 is 제2조's and 제4조's alike: which one is not ours to guess.
+        (
+            ["제6조에 따르면 임금은 1일 기준입니다."],
+            "제6조에 따르면 임금은 1일 기준입니다.",
+        ),
+    ],
+)
+def test_a_figure_from_a_second_article_names_it_in_the_lead(pieces: list[str], shown: str) -> None:
+    articles = {"제2조": PROBATION, "제6조": WAGE, "제4조": HOURS}
+    gate = Gate([PROBATION, WAGE, HOURS], articles=articles)
+    assert "".join(gate(p) for p in pieces) == shown
