@@ -106,6 +106,24 @@ def test_the_article_the_question_names_is_quoted_when_the_answer_cites_another(
     assert missing_quotes(question, answer, [other]) == ""  # named by the answer, figures given
 
 
+def test_a_party_shared_with_the_question_does_not_make_a_sentence_bear_on_it() -> None:
+    leaving = Source(
+        doc="근로계약서",
+        kind="contract",
+        article_no="제13조",
+        text="① 근로자는 퇴직 예정일의 30일 전까지 회사에 사직서를 제출한다. "
+        "② 회사는 근로자가 퇴직한 경우 14일 이내에 금품을 지급한다.",
+    )
+    answer = "제13조에 따르면 퇴직 예정일의 30일 전까지 말해야 합니다."
+    assert missing_quotes("회사 그만두려면 언제까지 말해야 돼?", answer, [leaving]) == ""
+    # A word of the question's own still finds the sentence it bears on.
+    quotes = missing_quotes("그만두면 금품은 언제 받아?", answer, [leaving])
+    assert (
+        quotes
+        == "\n\n조항 원문 — 제13조: “② 회사는 근로자가 퇴직한 경우 14일 이내에 금품을 지급한다.”"
+    )
+
+
 def test_an_answer_that_only_names_two_articles_quotes_each(settings: Settings) -> None:
     restore = Source(
         doc="임대차 계약서",

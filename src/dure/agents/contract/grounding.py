@@ -29,8 +29,14 @@ from dure.korean.figures import figures, unsupported
 from dure.retrieval.paragraphs import article_paragraphs
 from dure.sources import Source, unique_sources
 
-#: Words every contract question shares with every article: they show no bearing.
-_GENERIC = {"조항", "조", "내용", "계약", "계약서", "경우", "얼마", "무엇", "뭐", "때"}
+#: Words every contract question shares with every article: they show no bearing. The parties
+#: are named in nearly every clause ("회사 그만두려면 …" shares 회사 with "회사는 … 14일 이내에
+#: 금품을 지급한다").
+_GENERIC = {
+    *("조항", "조", "내용", "계약", "계약서", "경우", "얼마", "무엇", "뭐", "때"),
+    *("갑", "을", "병", "회사", "근로자", "사용자", "임대인", "임차인", "도급인", "수급인"),
+    *("발주자", "발주처", "위탁자", "수탁자", "매도인", "매수인", "사업자", "고객", "회원"),
+}
 _CLAUSE = re.compile(r"(?<=다\.)\s+|\n+")
 MAX_QUOTES = 2
 #: A paragraph whose character trigrams the answer holds this much of is not quoted again;
