@@ -9,9 +9,11 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
+from langchain_core._api import LangChainBetaWarning
 from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
 from langchain_core.load import Serializable, dumps, loads
 from langchain_core.messages import AIMessage, AIMessageChunk
@@ -52,7 +54,9 @@ class SQLiteLLMCache(BaseCache):
             tracker.record_cache(hit=row is not None)
         if row is None:
             return None
-        generations = loads(row[0], allowed_objects=_REPLY_TYPES)
+        with warnings.catch_warnings():  # `loads` is marked beta: no notice on a user's screen
+            warnings.simplefilter("ignore", LangChainBetaWarning)
+            generations = loads(row[0], allowed_objects=_REPLY_TYPES)
         for g in generations:
             g.generation_info = {**(g.generation_info or {}), "dure_cached": True}
         return generations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,29 @@ def test_identical_call_is_served_from_the_cache(cache: SQLiteLLMCache) -> None:
     assert first.content == again.content == "처음 답"
     assert len(model.calls) == 1 and model.remaining == 1
     assert len(cache) == 1
+
+
+def test_a_hit_prints_no_beta_notice(tmp_path: Path) -> None:
+    # LangChain warns once per process, so a fresh one shows what a user's first hit prints.
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from langchain_core.messages import HumanMessage\n"
+        "from dure.llm.cache import SQLiteLLMCache\n"
+        "from dure.testing import ScriptedChatModel\n"
+        "cache = SQLiteLLMCache(Path(sys.argv[1]))\n"
+        "model = ScriptedChatModel(['처음 답'], cache=cache)\n"
+        "model.invoke([HumanMessage('월세는?')])\n"
+        "print(model.invoke([HumanMessage('월세는?')]).content)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-W", "always", "-c", script, str(tmp_path / "llm.sqlite")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.strip() == "처음 답"
+    assert "Warning" not in run.stderr
 
 
 def test_tool_calls_survive_the_cache(cache: SQLiteLLMCache) -> None:
