@@ -148,6 +148,52 @@ def test_an_answer_that_only_names_two_articles_quotes_each(settings: Settings) 
     assert alone.count("“") == 1  # without `each`: the one nearest paragraph
 
 
+def test_the_searchs_first_article_is_quoted_when_the_answer_rests_on_another(
+    settings: Settings,
+) -> None:
+    rent = Source(
+        doc="임대차 계약서",
+        kind="contract",
+        article_no="제4조",
+        text="① 월 차임은 금 이백오십만원으로 하며, 임차인은 매월 1일에 지급한다.",
+    )
+    increase = Source(
+        doc="임대차 계약서",
+        kind="contract",
+        article_no="제5조",
+        text="① 임대인 또는 임차인은 경제 사정의 변동으로 차임의 증감을 청구할 수 있다.\n"
+        "② 증액 청구는 약정한 차임의 100분의 5를 초과하지 못한다.",
+    )
+    question = "월세 얼마까지 올릴 수 있어?"
+    answer = "제4조에 따르면 월 차임은 금 이백오십만원입니다."
+    embedder = get_embedder(settings)
+    quotes = missing_quotes(question, answer, [rent], embedder=embedder, leading=increase)
+    assert "\n제5조: “" in quotes  # the paragraph of 제5조 nearest the question
+    # An answer that rests on the first article, or a question that names one: nothing added.
+    said = "제5조에 따르면 증액 청구는 약정한 차임의 100분의 5를 초과하지 못합니다."
+    on_it = missing_quotes(question, said, [increase], embedder=embedder, leading=increase)
+    assert on_it == missing_quotes(question, said, [increase], embedder=embedder)
+    named = missing_quotes("제4조 월세 얼마야?", answer, [rent], [rent], embedder, leading=increase)
+    assert named == missing_quotes("제4조 월세 얼마야?", answer, [rent], [rent], embedder)
+
+
+@pytest.mark.parametrize("heading", ["제5조의2 (선급금의 반환)", "제5조의2(선급금의 반환)"])
+def test_an_articles_heading_alone_is_never_the_quote(settings: Settings, heading: str) -> None:
+    refund = Source(
+        doc="용역 계약서",
+        kind="contract",
+        article_no="제5조의2",
+        article_title="선급금의 반환",
+        text=f"{heading}\n① 계약이 해지된 경우 을은 선급금 중 기성부분이 아닌 금액을 반환한다.",
+    )
+    quotes = missing_quotes(
+        "선급금 반환", "제5조의2에 해당합니다.", [refund], embedder=get_embedder(settings)
+    )
+    assert quotes.endswith(
+        "제5조의2: “① 계약이 해지된 경우 을은 선급금 중 기성부분이 아닌 금액을 반환한다.”"
+    )
+
+
 def test_two_articles_too_close_to_call_both_lead() -> None:
     searched = [
         {

@@ -44,7 +44,7 @@ MAX_QUOTES = 2
 #: (an answer that restates the paragraph in its own ending: "…까지입니다" for "…까지로 한다").
 SAID = 0.8
 SAID_WITH_FIGURES = 0.7
-_LABEL = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?(?:\([^)]*\))?\s*")
+_LABEL = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?(?:\s*\([^)]*\))?\s*")
 
 
 def _nouns(text: str) -> set[str]:
@@ -80,9 +80,12 @@ def nearest_paragraph(
         for line, passage in article_paragraphs(
             source.article_no, source.article_title, source.text
         ):
-            owners.append(source)
-            lines.append(_LABEL.sub("", line))
-            passages.append(passage)
+            if said := _LABEL.sub(
+                "", line
+            ):  # the heading alone ("제5조의2 (선급금의 반환)") says nothing
+                owners.append(source)
+                lines.append(said)
+                passages.append(passage)
     if not passages:
         return None
     sims = embedder.embed_documents(passages) @ embedder.embed_query(question)
@@ -105,6 +108,7 @@ def missing_quotes(
     named: Sequence[Source] = (),
     embedder: Embedder | None = None,
     each: bool = False,
+    leading: Source | None = None,
 ) -> str:
     """The quote to append (empty when there is none): the paragraph nearest the question
     (given an `embedder`, `nearest_paragraph`) of the articles the answer rests on (named by
@@ -117,11 +121,16 @@ def missing_quotes(
     늦어지면 벌금 같은 거 물어야 돼?" asks about 제15조 in other words) and the answer or the
     question names the article but the answer holds none of its figures, its first
     figure-bearing sentences stand in. `each`: the nearest paragraph of every article the answer
-    rests on (an answer that only names the articles), not of the nearest one alone."""
+    rests on (an answer that only names the articles), not of the nearest one alone.
+    `leading`: the article the search ranked first; when the question names none and the answer
+    rests on others, its nearest paragraph is quoted too (the 1.5B model answered "월세 얼마까지
+    올릴 수 있어?" with 제4조's rent, the search having ranked 제5조, the rent's increase, first)."""
     articles = unique_sources([*named, *cited])
     # The articles the answer rests on: named or cited by it; else the best-matching one.
     resting = [s for s in articles if s in named or (s.article_no and s.article_no in answer)]
     groups = [[s] for s in resting] if each else [resting or articles[:1]]
+    if leading is not None and not named and resting and leading not in resting:
+        groups.append([leading])
     near: list[tuple[Source, str]] = []
     if embedder is not None:
         try:

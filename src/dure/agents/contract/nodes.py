@@ -390,13 +390,17 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
     if gate is not None:
         gate.report()
         named = rules.named_sources(question, retrieved)
+        first = rules.leading_source(collected, retrieved)
         quotes = missing_quotes(
-            question, answer, sources, named, deps.embedder(), each=only_articles
+            question, answer, sources, named, deps.embedder(), only_articles, first
         )
         if quotes:  # the cited article's own words the question needs, verbatim
             emit(Token(content=quotes))
             answer += quotes
-            sources = unique_sources(sources + [s for s in named if f"{s.article_no}: “" in quotes])
+            quoted = [*named, first] if first else named
+            sources = unique_sources(
+                sources + [s for s in quoted if f"{s.article_no}: “" in quotes]
+            )
     emit(SourcesEvent(content=sources))
     dumped = [s.model_dump() for s in sources]
     return {

@@ -213,6 +213,13 @@ def retrieved_sources(collected_info: list[dict[str, Any]]) -> list[Source]:
     )
 
 
+def leading_source(collected_info: list[dict[str, Any]], retrieved: list[Source]) -> Source | None:
+    """The retrieved article of the user's contract that the first hybrid search ranked first."""
+    ranked = first_search(collected_info)
+    top = ranked[0]["article_no"] if ranked else None
+    return next((s for s in retrieved if s.kind == "contract" and s.article_no == top), None)
+
+
 def named_sources(question: str, retrieved: list[Source]) -> list[Source]:
     """The retrieved articles of the user's contract that the question names by number."""
     refs = set(extract_article_refs(question))
