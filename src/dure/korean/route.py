@@ -165,6 +165,11 @@ _CALC_INTENT = re.compile(r"계산|얼마|=|결과|답은")
 _KOREAN_OPERATOR = re.compile(r"\d\s*(곱하기|나누기|더하기|빼기)\s*\d")
 _NOW = re.compile(
     r"지금\s*몇\s*시|현재\s*시각|지금\s*시간|오늘\s*날짜|오늘(은|이)?\s*무슨\s*요일|오늘(이)?\s*며칠|"
+    # A day counted from today, asked as a date or a weekday ("다음 주 금요일이 며칠이야?",
+    # "모레 무슨 요일이야?"): unbound, the model wrote "2023년 10월 15일입니다".
+    r"(?:내일|모레|글피|어제|그제|그저께|(?:다음|이번|지난|저번|다다음)\s*주\s*[월화수목금토일]요일"
+    r"|(?:다음|이번|지난|저번)\s*달\s*(?:말일|\d{1,2}\s*일)|(?:다음|이번)\s*주말)"
+    r"\s*(?:은|는|이|가)?\s*(?:며칠|몇\s*일|몇\s*월\s*며칠|무슨\s*요일|날짜)(?![에까])|"
     r"(?<![a-z])(?:what\s+time\s+is\s+it|current\s+time|today'?s\s+date|"
     r"what\s+day\s+is\s+(?:it\s+)?today)(?![a-z])",
     re.IGNORECASE,

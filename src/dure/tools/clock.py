@@ -1,4 +1,5 @@
-"""The `get_current_datetime` tool: today's date and the time, in Asia/Seoul unless asked."""
+"""The `get_current_datetime` tool: today's date and the time, in Asia/Seoul unless asked, and
+the date of a day named in words ("다음 주 금요일", by `dure.korean.slots.when.named_day`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field
 
+from dure.korean.slots.when import named_day
 from dure.korean.time import WEEKDAYS
 from dure.tools.base import Tool, ToolResult
 
@@ -19,6 +21,11 @@ class DatetimeArgs(BaseModel):
 
     timezone: str | None = Field(
         None, description="IANA 시간대 (예: Asia/Seoul, America/New_York). 생략하면 Asia/Seoul"
+    )
+    day: str | None = Field(
+        None,
+        max_length=40,
+        description="날짜와 요일을 알고 싶은 날 (예: 다음 주 금요일, 모레, 12월 25일). 생략하면 오늘",
     )
 
 
@@ -34,7 +41,7 @@ def format_datetime(moment: datetime) -> str:
 def datetime_tool(now: Callable[[ZoneInfo], datetime] = datetime.now) -> Tool:
     """The `get_current_datetime` tool; `now(zone)` is the clock (tests pass a fixed one)."""
 
-    def get_current_datetime(timezone: str | None = None) -> ToolResult:
+    def get_current_datetime(timezone: str | None = None, day: str | None = None) -> ToolResult:
         name = (timezone or DEFAULT_ZONE).strip()
         try:
             zone = ZoneInfo(name)
@@ -42,11 +49,21 @@ def datetime_tool(now: Callable[[ZoneInfo], datetime] = datetime.now) -> Tool:
             return ToolResult.fail(
                 f"알 수 없는 시간대입니다: {name!r} (예: Asia/Seoul, Europe/London)"
             )
-        return ToolResult(ok=True, content=format_datetime(now(zone)))
+        moment = now(zone)
+        if not day or not day.strip():
+            return ToolResult(ok=True, content=format_datetime(moment))
+        found = named_day(day, moment)
+        said = (
+            f"{day.strip()}: {found:%Y-%m-%d} ({WEEKDAYS[found.weekday()]}요일)"
+            if found
+            else f"'{day.strip()}': 이 날은 규칙으로 읽지 못했습니다 (예: 다음 주 금요일, 12월 25일)."
+        )
+        return ToolResult(ok=True, content=f"{said}\n지금: {format_datetime(moment)}")
 
     return Tool(
         name="get_current_datetime",
-        description="현재 날짜, 요일, 시각을 알려 줍니다 (기본 시간대 Asia/Seoul).",
+        description="현재 날짜, 요일, 시각을 알려 줍니다 (기본 시간대 Asia/Seoul). "
+        "다른 날의 날짜와 요일은 day에 그 날을 적으면 알려 줍니다.",
         args_schema=DatetimeArgs,
         func=get_current_datetime,
         timeout=5.0,

@@ -109,6 +109,10 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("3.5 곱하기 12는?", "calculator"),
         ("지금 몇 시야?", "get_current_datetime"),
         ("오늘이 무슨 요일이지", "get_current_datetime"),
+        ("다음 주 목요일이 며칠이지?", "get_current_datetime"),  # a day counted from today
+        ("글피 무슨 요일이야", "get_current_datetime"),
+        ("다음 달 카드값 며칠에 나가?", None),  # the user's own date, not the calendar's
+        ("내일 며칠까지 내야 돼?", None),
         ("3/15에 회의 있어", None),  # a date, not a division
         ("2025-03-15 일정 알려줘", None),
         ("회의 몇 시에 하자고 했지?", None),  # memory, not the clock

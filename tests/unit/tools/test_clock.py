@@ -38,3 +38,23 @@ async def test_unknown_zone_is_refused_in_korean() -> None:
     for zone in ("Mars/Olympus", "../../etc/passwd"):
         result = await registry.run("get_current_datetime", {"timezone": zone})
         assert not result.ok and "알 수 없는 시간대" in result.content
+
+
+async def test_a_day_named_in_words_gets_its_date() -> None:
+    registry = ToolRegistry([datetime_tool(now=_fixed)])  # Saturday 2025-03-15 in Seoul
+    now = "지금: 2025-03-15 (토요일) 12:00:00 Asia/Seoul (UTC+09:00)"
+    for day, said in (
+        ("다음 주 금요일", "다음 주 금요일: 2025-03-21 (금요일)"),  # weeks start on Monday
+        ("모레", "모레: 2025-03-17 (월요일)"),
+        ("5월 5일", "5월 5일: 2025-05-05 (월요일)"),
+    ):
+        result = await registry.run("get_current_datetime", {"day": day})
+        assert (result.ok, result.content) == (True, f"{said}\n{now}")
+
+
+async def test_a_day_the_rules_cannot_read_is_said_not_guessed() -> None:
+    registry = ToolRegistry([datetime_tool(now=_fixed)])
+    for day in ("지난주 토요일", "크리스마스"):  # a past day would read as the next one
+        result = await registry.run("get_current_datetime", {"day": day})
+        assert result.ok and "규칙으로 읽지 못했습니다" in result.content
+        assert result.content.endswith("2025-03-15 (토요일) 12:00:00 Asia/Seoul (UTC+09:00)")

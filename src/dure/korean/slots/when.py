@@ -166,6 +166,21 @@ def extract_dates(u: Utterance, now: datetime) -> None:
         u.add("date", day, m.start(), m.end())
 
 
+#: Days in the past, which `DATE` does not read ("지난주 토요일" would be read as the next one).
+_PAST = re.compile(r"지난|저번|어제|그제|그저께|작년|전\s*주")
+
+
+def named_day(text: str, now: datetime) -> date | None:
+    """The one day `text` names ("다음 주 금요일", "모레", "12월 25일"), resolved against `now`; None
+    when it names none, several, or a past day."""
+    if _PAST.search(text):
+        return None
+    u = Utterance(text)
+    extract_dates(u, now)
+    days = u.of("date")
+    return days[0].value if len(days) == 1 else None
+
+
 def extract_durations(u: Utterance) -> None:
     """How long (`duration`, minutes): "1시간 반", "30분", "두 시간"."""
     for m in DURATION.finditer(u.text):
