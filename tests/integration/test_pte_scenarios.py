@@ -18,12 +18,15 @@ from pydantic import BaseModel, Field
 from dure.agent import AgentContext
 from dure.agents.pte import AGENT, prompts
 from dure.events import Done, ErrorEvent, Event, ToolResultEvent, stream_turn
+from dure.korean.slots.when import named_day
+from dure.korean.time import seoul_now
 from dure.llm import ModelSet
 from dure.settings import PteSettings, Settings
 from dure.sources import Source
 from dure.tags import TOOL_LLM_TAG
 from dure.testing import ScriptedChatModel
 from dure.tools.base import Tool, ToolRegistry, ToolResult
+from dure.tools.clock import datetime_tool
 from dure.tools.summarize import summarize_tool
 
 #: These scenarios script the intent call: the understanding layer goes to its LLM tier.
@@ -585,3 +588,21 @@ async def test_an_answer_left_with_no_sentence_gives_the_results_themselves(
     )
     assert "31°C" not in answer and "서울 날씨" in answer  # the search's own result
     assert "".join(e.content for e in events if e.type == "token") == answer
+
+
+async def test_a_clock_step_gets_the_day_the_request_names(settings: Settings) -> None:
+    # The 1.5B planner wrote this day for "다음 주 금요일이 며칠이야?"; the rules read the request's.
+    h = harness(
+        settings,
+        [
+            intent("new_question", "다음 주 금요일 날짜", True),
+            plan({"step_id": 1, "tool": "get_current_datetime", "input": {"day": "next_monday"}}),
+            "다음 주 금요일 날짜를 확인했습니다.",
+        ],
+    )
+    h.tools.register(datetime_tool())
+    await h.turn("다음 주 금요일이 며칠이야?")
+    (step,) = (await h.state())["past_steps"]
+    asked = named_day("다음 주 금요일", seoul_now())
+    assert asked is not None and step["status"] == "success"
+    assert step["output"].startswith(f"다음 주 금요일: {asked[1]:%Y-%m-%d}")

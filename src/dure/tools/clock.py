@@ -54,7 +54,7 @@ def datetime_tool(now: Callable[[ZoneInfo], datetime] = datetime.now) -> Tool:
             return ToolResult(ok=True, content=format_datetime(moment))
         found = named_day(day, moment)
         said = (
-            f"{day.strip()}: {found:%Y-%m-%d} ({WEEKDAYS[found.weekday()]}요일)"
+            f"{found[0]}: {found[1]:%Y-%m-%d} ({WEEKDAYS[found[1].weekday()]}요일)"
             if found
             else f"'{day.strip()}': 이 날은 규칙으로 읽지 못했습니다 (예: 다음 주 금요일, 12월 25일)."
         )

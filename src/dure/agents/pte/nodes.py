@@ -32,6 +32,8 @@ from dure.events import (
 from dure.korean.decision import decision_event
 from dure.korean.intent import decide_intent
 from dure.korean.route import asks_documents, tool_hint
+from dure.korean.slots.when import named_day
+from dure.korean.time import seoul_now
 from dure.llm import StructuredOutputError
 from dure.llm.answer import answer_in_kind
 from dure.tools.approval import approve, policy
@@ -124,8 +126,24 @@ async def planner(state: PTEState, *, deps: Deps) -> PTEState:
         step_id = max((s["step_id"] for s in plan), default=0) + 1
         if step := _asked_step(state, step_id):
             plan = [*plan, step]
+    plan = [_with_asked_day(s, state["input"]) for s in plan]
     emit(ToolSelected(content=f"{len(plan)}단계 계획", tools=_tools_of(plan)))
     return {"plan": plan}
+
+
+def _with_asked_day(step: dict[str, Any], question: str) -> dict[str, Any]:
+    """A clock step given the day the request names when the planner's day is not one the rules
+    read (the 1.5B planner wrote `{"day": "next_monday"}` for "다음 주 금요일이 며칠이야?")."""
+    if step["tool"] != "get_current_datetime":
+        return step
+    now = seoul_now()
+    given = step.get("input")
+    args = dict(given) if isinstance(given, dict) else {}  # a plain input is a time zone
+    day = args.get("day")
+    asked = named_day(question, now)
+    if asked is None or (isinstance(day, str) and named_day(day, now)):
+        return step
+    return {**step, "input": {**args, "day": asked[0]}}
 
 
 def _asked_step(state: PTEState, step_id: int) -> dict[str, Any] | None:

@@ -170,15 +170,17 @@ def extract_dates(u: Utterance, now: datetime) -> None:
 _PAST = re.compile(r"지난|저번|어제|그제|그저께|작년|전\s*주")
 
 
-def named_day(text: str, now: datetime) -> date | None:
-    """The one day `text` names ("다음 주 금요일", "모레", "12월 25일"), resolved against `now`; None
-    when it names none, several, or a past day."""
+def named_day(text: str, now: datetime) -> tuple[str, date] | None:
+    """The one day `text` names ("다음 주 금요일이 며칠이야?" → "다음 주 금요일"), as written and
+    resolved against `now`; None when it names none, several, or a past day."""
     if _PAST.search(text):
         return None
     u = Utterance(text)
     extract_dates(u, now)
     days = u.of("date")
-    return days[0].value if len(days) == 1 else None
+    if len(days) != 1:
+        return None
+    return text[days[0].start : days[0].end].strip(), days[0].value
 
 
 def extract_durations(u: Utterance) -> None:
