@@ -80,9 +80,8 @@ def nearest_paragraph(
         for line, passage in article_paragraphs(
             source.article_no, source.article_title, source.text
         ):
-            if said := _LABEL.sub(
-                "", line
-            ):  # the heading alone ("제5조의2 (선급금의 반환)") says nothing
+            # The heading alone ("제5조의2 (선급금의 반환)") says nothing.
+            if said := _LABEL.sub("", line):
                 owners.append(source)
                 lines.append(said)
                 passages.append(passage)

@@ -167,7 +167,7 @@ def extract_dates(u: Utterance, now: datetime) -> None:
 
 
 #: Days in the past, which `DATE` does not read ("지난주 토요일" would be read as the next one).
-_PAST = re.compile(r"지난|저번|어제|그제|그저께|작년|전\s*주")
+_PAST = re.compile(r"지난|저번|어제|그제|그저께|작년")
 
 
 def named_day(text: str, now: datetime) -> tuple[str, date] | None:
