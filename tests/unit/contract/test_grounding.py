@@ -84,20 +84,15 @@ def test_an_answer_left_with_no_sentence_gives_the_article_in_its_own_words(make
     assert [s.article_no for s in events[-1].sources] == ["제5조"]
 
 
+def article(no: str, text: str, **more: str) -> Source:
+    """An article of the user's contract, as search returns it."""
+    return Source(doc="계약서", kind="contract", article_no=no, text=text, **more)
+
+
 def test_the_article_the_question_names_is_quoted_when_the_answer_cites_another() -> None:
     # The small model sometimes writes a neighbouring article's content for "제N조 보면 …".
-    review = Source(
-        doc="계약서",
-        kind="contract",
-        article_no="제6조",
-        text="갑은 납품일로부터 14일 이내에 검수를 완료한다.",
-    )
-    other = Source(
-        doc="계약서",
-        kind="contract",
-        article_no="제7조",
-        text="7일의 기간을 정하여 시정을 요구한다.",
-    )
+    review = article("제6조", "갑은 납품일로부터 14일 이내에 검수를 완료한다.")
+    other = article("제7조", "7일의 기간을 정하여 시정을 요구한다.")
     question = "제육조가 무슨 내용이에요?"
     answer = "제7조에 따라 상대방에게 7일 안에 시정을 요구할 수 있습니다."
     assert named_sources(question, [other, review]) == [review]
@@ -107,11 +102,9 @@ def test_the_article_the_question_names_is_quoted_when_the_answer_cites_another(
 
 
 def test_a_party_shared_with_the_question_does_not_make_a_sentence_bear_on_it() -> None:
-    leaving = Source(
-        doc="근로계약서",
-        kind="contract",
-        article_no="제13조",
-        text="① 근로자는 퇴직 예정일의 30일 전까지 회사에 사직서를 제출한다. "
+    leaving = article(
+        "제13조",
+        "① 근로자는 퇴직 예정일의 30일 전까지 회사에 사직서를 제출한다. "
         "② 회사는 근로자가 퇴직한 경우 14일 이내에 금품을 지급한다.",
     )
     answer = "제13조에 따르면 퇴직 예정일의 30일 전까지 말해야 합니다."
@@ -125,18 +118,14 @@ def test_a_party_shared_with_the_question_does_not_make_a_sentence_bear_on_it() 
 
 
 def test_an_answer_that_only_names_two_articles_quotes_each(settings: Settings) -> None:
-    restore = Source(
-        doc="임대차 계약서",
-        kind="contract",
-        article_no="제14조",
-        text="① 임대차가 종료된 경우 임차인은 임대목적물을 인도받은 당시의 상태로 원상회복하여 "
+    restore = article(
+        "제14조",
+        "① 임대차가 종료된 경우 임차인은 임대목적물을 인도받은 당시의 상태로 원상회복하여 "
         "임대인에게 반환한다.\n② 다만, 통상의 사용으로 생긴 마모는 그러하지 아니하다.",
     )
-    deposit = Source(
-        doc="임대차 계약서",
-        kind="contract",
-        article_no="제15조",
-        text="① 임대인은 임대차가 종료되면 보증금을 임차인에게 반환한다.\n② 임대인은 연체 차임, "
+    deposit = article(
+        "제15조",
+        "① 임대인은 임대차가 종료되면 보증금을 임차인에게 반환한다.\n② 임대인은 연체 차임, "
         "관리비, 원상회복 비용 등 임차인이 부담할 금액을 보증금에서 공제할 수 있다.",
     )
     question = "이사 나갈 때 벽에 못 박은 거 다 메워야 돼?"
@@ -151,17 +140,10 @@ def test_an_answer_that_only_names_two_articles_quotes_each(settings: Settings) 
 def test_the_searchs_first_article_is_quoted_when_the_answer_rests_on_another(
     settings: Settings,
 ) -> None:
-    rent = Source(
-        doc="임대차 계약서",
-        kind="contract",
-        article_no="제4조",
-        text="① 월 차임은 금 이백오십만원으로 하며, 임차인은 매월 1일에 지급한다.",
-    )
-    increase = Source(
-        doc="임대차 계약서",
-        kind="contract",
-        article_no="제5조",
-        text="① 임대인 또는 임차인은 경제 사정의 변동으로 차임의 증감을 청구할 수 있다.\n"
+    rent = article("제4조", "① 월 차임은 금 이백오십만원으로 하며, 임차인은 매월 1일에 지급한다.")
+    increase = article(
+        "제5조",
+        "① 임대인 또는 임차인은 경제 사정의 변동으로 차임의 증감을 청구할 수 있다.\n"
         "② 증액 청구는 약정한 차임의 100분의 5를 초과하지 못한다.",
     )
     question = "월세 얼마까지 올릴 수 있어?"
@@ -179,12 +161,10 @@ def test_the_searchs_first_article_is_quoted_when_the_answer_rests_on_another(
 
 @pytest.mark.parametrize("heading", ["제5조의2 (선급금의 반환)", "제5조의2(선급금의 반환)"])
 def test_an_articles_heading_alone_is_never_the_quote(settings: Settings, heading: str) -> None:
-    refund = Source(
-        doc="용역 계약서",
-        kind="contract",
-        article_no="제5조의2",
+    refund = article(
+        "제5조의2",
+        f"{heading}\n① 계약이 해지된 경우 을은 선급금 중 기성부분이 아닌 금액을 반환한다.",
         article_title="선급금의 반환",
-        text=f"{heading}\n① 계약이 해지된 경우 을은 선급금 중 기성부분이 아닌 금액을 반환한다.",
     )
     quotes = missing_quotes(
         "선급금 반환", "제5조의2에 해당합니다.", [refund], embedder=get_embedder(settings)
