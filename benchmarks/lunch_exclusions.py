@@ -21,12 +21,13 @@ A row is `{"id", "request", "now", "excluded": [labels]}`; a dev row also carrie
    of its request), at most once a slot; a question about a slot already answered, or one the
    request has no words for, ends the thread as "asked". Every dish of `dishes.json` the final
    answer names (longest names first, none counted inside a longer one) must break none of the
-   gold labels; the answer's own echo of the exclusions ("(제외: 마라탕)") and the catalogue's
-   restaurant names ("세종 짬뽕집") are not dishes named.
+   gold labels; the answer's first paragraph (the conditions the user gave: "… 짬뽕 제외"), its
+   echo of the exclusions ("(제외: 마라탕)") and the catalogue's restaurant names ("세종 짬뽕집")
+   are not dishes named.
 
 Modes (`DURE_BENCH_LUNCH_MODEL=none,local`, default both): `none` — every model call raises a
-connection error (the agent's documented no-model path: rule question, rule order, the workers'
-summary as the answer); `local` — the default local model (`DURE_LOCAL__PATH`), cache off.
+connection error (the agent's documented no-model path: rule question, rule order; the answer is
+the workers' results by rule in either mode); `local` — the default local model (`DURE_LOCAL__PATH`), cache off.
 `DURE_BENCH_LUNCH_SET=dev,blind,blind2` (default dev,blind) picks the sets;
 `DURE_BENCH_LUNCH_LIMIT=N` runs the first N requests of each; Ctrl-C during a mode keeps (and scores)
 the requests that finished. Places come from the shipped sample
@@ -209,8 +210,9 @@ _RESTAURANTS = sorted({r.name for r in restaurants()}, key=len, reverse=True)
 
 
 def named_dishes(answer: str) -> list[str]:
-    """The table's dishes the answer names, in order, each once (longest names first)."""
-    text = _ECHO.sub(" ", answer)
+    """The table's dishes the answer names after its conditions, in order, each once (longest
+    names first)."""
+    text = _ECHO.sub(" ", answer.split("\n\n", 1)[-1])
     for name in _RESTAURANTS:
         text = text.replace(name, " ")
     return list(dict.fromkeys(m.group(0) for m in _DISH.finditer(text)))

@@ -40,9 +40,6 @@ CONTRACT = """# 소프트웨어 개발 용역 계약서
 """
 
 
-LUNCH = f"을지로에서 드시기 좋은 곳을 골랐어요. {SAMPLE_NOTICE}"
-
-
 SUM = "12+30은 **42**입니다."
 
 
@@ -70,7 +67,7 @@ def scripted(call: Call) -> str | dict[str, object] | AIMessage:
     if call.node == "planner":
         return {"plan": [{"step_id": 1, "tool": "calculator", "input": {"expression": "12+30"}}]}
     if call.node == "final_answer":
-        return SUM if "12+30" in call.prompt else LUNCH
+        return SUM
     return (
         "**제5조(대금의 지급)**에 따르면 선급금은 계약 체결일로부터 14일 이내에 "
         "계약금액의 30퍼센트를 지급합니다.\n\n1. 선급금 30%\n2. 중도금 30%\n3. 잔금 40%"
@@ -226,7 +223,9 @@ def test_task_conversation_through_its_question(
     page.screenshot(path=ARTIFACTS / "desktop-task-question.png")
 
     ask(page, "내일 12시 30분")
-    expect(page.locator(".exchange .answer").last).to_have_text(LUNCH, timeout=60_000)
+    answer = page.locator(".exchange .answer").last
+    expect(answer).to_contain_text("점심 메뉴 추천 — 을지로", timeout=60_000)  # by rule
+    expect(answer).to_contain_text(SAMPLE_NOTICE)
     expect(page.locator("#slots-table tr.missing")).to_have_count(0)
     expect(page.locator("#slots-table")).to_contain_text("을지로")
     expect(page.locator("#slots-table")).to_contain_text("오후 12시 30분")  # not an ISO string

@@ -35,7 +35,6 @@ from dure.testing import Call, Reply, ScriptedChatModel
 
 NOW = "2025-03-05T10:00:00+09:00"  # Wednesday morning
 CATALOGUE = {r.name: r for r in restaurants()}
-ANSWER = f"을지로에서 드시기 좋은 곳을 골랐어요. {SAMPLE_NOTICE}"
 
 
 def ask(question: str, ack: str = "") -> dict[str, str]:
@@ -47,6 +46,15 @@ def ranking(call: Call) -> dict[str, list[str]]:
     """The menu ranking's reply: the first candidate it was offered."""
     offered = [line[2:].split(" (")[0] for line in call.prompt.splitlines() if line[:2] == "- "]
     return {"dishes": offered[:1]}
+
+
+def lunch_answer(events: list[Event]) -> str:
+    """The turn's answer, checked to be the lunch task's by rule: its conditions, the workers'
+    results, the sample-data notice."""
+    answer = done(events).content
+    assert answer.startswith("점심 메뉴 추천 — ") and "\n추천 식당" in answer, answer
+    assert answer.endswith(SAMPLE_NOTICE), answer
+    return answer
 
 
 def lunch_model(*replies: Reply) -> ScriptedChatModel:
@@ -102,7 +110,7 @@ def test_registered_as_tasks() -> None:
 
 
 async def test_seed_four_stage_walkthrough(settings: Settings) -> None:
-    model = lunch_model(ask("시간은 언제로 할까요?", "을지로, 2명으로 확인했습니다."), ANSWER)
+    model = lunch_model(ask("시간은 언제로 할까요?", "을지로, 2명으로 확인했습니다."))
     async with agent(settings, model) as ctx:
         # 1단계: 일부 정보 → 게이트 통과 못함 → LLM이 질문 하나를 만든다
         first = await turn(ctx, "을지로에서 2명")
@@ -142,9 +150,13 @@ async def test_seed_four_stage_walkthrough(settings: Settings) -> None:
             "다음 단계: 식당 검색 · 완료된 단계 2개 건너뜀",
             "다음 단계: 결과 전달 전 확인 · 완료된 단계 3개 건너뜀",
         ]
-        assert nodes(model.calls) == ["qa_agent", "worker", "final_answer"]  # + menu ranking
-        assert "".join(e.content for e in second if isinstance(e, Token)) == ANSWER
-        assert done(second).content == ANSWER and done(second).sources
+        assert nodes(model.calls) == ["qa_agent", "worker"]  # + menu ranking
+        answer = lunch_answer(second)
+        assert answer.startswith(
+            "점심 메뉴 추천 — 을지로, 3월 5일(수) 오후 12시 30분, 2명\n\n추천 메뉴"
+        )
+        assert "".join(e.content for e in second if isinstance(e, Token)) == answer
+        assert done(second).sources
 
         state = await state_of(ctx)
         assert [s["status"] for s in state["steps"]] == ["completed"] * 4
@@ -159,21 +171,21 @@ async def test_everything_at_once_gets_no_question(settings: Settings) -> None:
     """The AS-IS loop cannot happen: the gate is a rule, so no LLM is asked whether to ask."""
 
     def respond(call: Call) -> Reply:
-        assert call.node in ("worker", "final_answer"), f"unexpected LLM call in {call.node}"
-        return ranking(call) if call.node == "worker" else ANSWER
+        assert call.node == "worker", f"unexpected LLM call in {call.node}"
+        return ranking(call)
 
     model = ScriptedChatModel(respond)
     async with agent(settings, model) as ctx:
         for _ in range(2):  # the user repeats the same information: still no question
             events = await turn(ctx, "을지로, 2명, 12시 30분")
             assert not questions(events) and not done(events).waiting
-            assert done(events).content == ANSWER
-            assert done(events).usage.by_node.keys() == {"worker", "final_answer"}
-    assert nodes(model.calls) == ["worker", "final_answer"] * 2
+            assert lunch_answer(events)
+            assert done(events).usage.by_node.keys() == {"worker"}
+    assert nodes(model.calls) == ["worker"] * 2
 
 
 async def test_corrections_overwrite_while_waiting_and_after(settings: Settings) -> None:
-    model = lunch_model(ask("시간은 언제로 할까요?"), ANSWER, ANSWER)
+    model = lunch_model(ask("시간은 언제로 할까요?"))
     async with agent(settings, model) as ctx:
         await turn(ctx, "을지로 3명")
         await turn(ctx, "아 3명 말고 4명, 12시")
@@ -194,11 +206,11 @@ async def test_corrections_overwrite_while_waiting_and_after(settings: Settings)
             CATALOGUE[r["name"]].max_party >= 5
             for r in state["results"]["restaurant_search_agent"]["data"]["restaurants"]
         )
-    assert nodes(model.calls) == ["qa_agent", "worker", "final_answer", "worker", "final_answer"]
+    assert nodes(model.calls) == ["qa_agent", "worker", "worker"]
 
 
 async def test_invalid_value_is_reasked_with_the_reason(settings: Settings) -> None:
-    model = lunch_model(ask("점심은 몇 시에 드실 건가요?"), ANSWER)
+    model = lunch_model(ask("점심은 몇 시에 드실 건가요?"))
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "을지로 2명 저녁 7시")
         assert slot_events(first)[-1].missing == ["datetime"]
@@ -206,8 +218,8 @@ async def test_invalid_value_is_reasked_with_the_reason(settings: Settings) -> N
             "점심 추천은 오전 10시 30분부터 오후 3시 사이 시간만 가능해요."
         )
         second = await turn(ctx, "12시")
-        assert done(second).content == ANSWER
-    assert nodes(model.calls) == ["qa_agent", "worker", "final_answer"]
+        assert lunch_answer(second)
+    assert nodes(model.calls) == ["qa_agent", "worker"]
 
 
 async def test_a_question_about_a_filled_slot_is_never_asked(settings: Settings) -> None:
@@ -218,12 +230,12 @@ async def test_a_question_about_a_filled_slot_is_never_asked(settings: Settings)
 
 
 async def test_a_request_can_add_a_required_slot(settings: Settings) -> None:
-    model = lunch_model(ask("인당 예산은 어느 정도로 생각하세요?"), ANSWER)
+    model = lunch_model(ask("인당 예산은 어느 정도로 생각하세요?"))
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "예산 맞춰서 을지로 2명 12시 점심")
         assert slot_events(first)[-1].missing == ["budget_per_person"]
         second = await turn(ctx, "인당 2만원")
-        assert done(second).content == ANSWER
+        assert lunch_answer(second)
         assert (await state_of(ctx))["conversation"]["slots"]["budget_per_person"] == {"max": 20000}
 
 
@@ -231,11 +243,11 @@ async def test_restart_while_waiting_with_a_new_checkpointer(settings: Settings)
     first_model = ScriptedChatModel([ask("시간은 언제로 할까요?")])
     async with agent(settings, first_model) as ctx:
         assert done(await turn(ctx, "을지로에서 2명")).waiting
-    second_model = lunch_model(ANSWER)  # a new process would have a new model too
+    second_model = lunch_model()  # a new process would have a new model too
     async with agent(settings, second_model) as ctx:
         events = await turn(ctx, "12시 반")
-    assert done(events).content == ANSWER
-    assert nodes(second_model.calls) == ["worker", "final_answer"]
+    assert lunch_answer(events)
+    assert nodes(second_model.calls) == ["worker"]
 
 
 # The first turn of a conversation, run in a separate Python process (argv: draft, now, thread, message).
@@ -273,15 +285,15 @@ async def test_restart_while_waiting_in_a_new_process(settings: Settings) -> Non
     last = json.loads(run.stdout.splitlines()[-1])
     assert last["type"] == "done" and last["waiting"]
 
-    model = lunch_model(ANSWER)
+    model = lunch_model()
     async with agent(settings, model) as ctx:
         events = await turn(ctx, "12시 반", thread="p")
-    assert done(events).content == ANSWER
-    assert nodes(model.calls) == ["worker", "final_answer"]
+    assert lunch_answer(events)
+    assert nodes(model.calls) == ["worker"]
 
 
 async def test_meeting_room_confirm_change_then_book(settings: Settings) -> None:
-    model = ScriptedChatModel(["회의실을 예약했어요."])
+    model = ScriptedChatModel([])
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "내일 오후 2시 회의실 6명")
         assert questions(first) == [
@@ -290,14 +302,14 @@ async def test_meeting_room_confirm_change_then_book(settings: Settings) -> None
         second = await turn(ctx, "8명으로 바꿔줘")
         assert thinking(second, "qa_agent") == [GATE_MESSAGE]  # the gate checks the change
         assert "8명" in questions(second)[0]
-        assert model.calls == []  # gate and confirmation are rules
         third = await turn(ctx, "네")
-        assert done(third).content == "회의실을 예약했어요."
         state = await state_of(ctx)
-    booking = state["results"]["meeting_room_agent"]["data"]
-    assert booking["room"]["capacity"] >= 8 and booking["minutes"] == 60
+    booking = state["results"]["meeting_room_agent"]
+    assert booking["data"]["room"]["capacity"] >= 8 and booking["data"]["minutes"] == 60
     assert state["conversation"]["approvals"] == {"booking": True}
-    assert nodes(model.calls) == ["final_answer"]
+    assert done(third).content == f"회의실 예약 — 3월 6일(목) 오후 2시, 8명\n\n{booking['summary']}"
+    assert "예약 완료" in booking["summary"]
+    assert model.calls == []  # gate, confirmation and answer are rules
 
 
 async def test_meeting_room_declined_books_nothing(settings: Settings) -> None:
@@ -311,13 +323,11 @@ async def test_meeting_room_declined_books_nothing(settings: Settings) -> None:
 
 
 async def test_an_unclear_confirmation_is_asked_again(settings: Settings) -> None:
-    model = ScriptedChatModel(["예약했어요."])
-    async with agent(settings, model) as ctx:
+    async with agent(settings, ScriptedChatModel([])) as ctx:
         await turn(ctx, "내일 오후 2시 회의실 6명")
         again = await turn(ctx, "어떻게 하지")
         assert questions(again)[0].startswith(CONFIRM_AGAIN)
-        assert done(await turn(ctx, "네")).content == "예약했어요."
-    assert nodes(model.calls) == ["final_answer"]
+        assert "예약 완료" in done(await turn(ctx, "네")).content
 
 
 async def test_cancel_while_waiting(settings: Settings) -> None:
@@ -344,26 +354,25 @@ async def test_general_talk_passes_the_gate_at_once(settings: Settings) -> None:
 
 async def test_llm_extraction_fills_only_what_rules_left_empty(settings: Settings) -> None:
     settings.tasks.llm_extraction = True
-    model = lunch_model({"party_size": "넷"}, ANSWER)
+    model = lunch_model({"party_size": "넷"})
     async with agent(settings, model) as ctx:
         events = await turn(ctx, "을지로 12시, 인원은 우리 팀 전원(넷)")
         state = await state_of(ctx)
     assert state["conversation"]["slots"]["party_size"] == 4
-    assert done(events).content == ANSWER
+    assert lunch_answer(events)
     fields_prompt = model.calls[0].messages[0].content
     assert "party_size" in fields_prompt and "location" not in fields_prompt
-    assert nodes(model.calls) == ["planner", "worker", "final_answer"]
+    assert nodes(model.calls) == ["planner", "worker"]
 
 
 async def test_a_model_failure_still_asks_and_answers(settings: Settings) -> None:
-    model = ScriptedChatModel([ConnectionError("down")] * 3)  # question, ranking, answer
+    model = ScriptedChatModel([ConnectionError("down")] * 2)  # the question, the menu ranking
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "을지로에서 2명")
         second = await turn(ctx, "12시 30분")
     assert questions(first) == ["을지로, 2명으로 확인했습니다. 시간은 언제로 할까요?"]
-    for events in (first, second):
-        assert [e.code for e in events if isinstance(e, ErrorEvent)] == ["llm_unavailable"]
-    assert done(second).content.startswith("추천 메뉴:")
+    assert [e.code for e in first if isinstance(e, ErrorEvent)] == ["llm_unavailable"]
+    assert lunch_answer(second)
     assert MODEL_RANKING_UNAVAILABLE in done(second).content  # the rule order stood, and said so
     assert SAMPLE_NOTICE in done(second).content
     assert done(second).sources

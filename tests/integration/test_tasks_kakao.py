@@ -21,7 +21,8 @@ from dure.agents.tasks import AGENT
 from dure.agents.tasks.dishes import dish
 from dure.agents.tasks.kakao import NOTICE, KakaoLocal, keyword_search
 from dure.agents.tasks.places import SAMPLE_NOTICE, PlaceQuery, search_places
-from dure.events import Done, ErrorEvent, stream_turn
+from dure.agents.tasks.prompts import MODEL_RANKING_UNAVAILABLE
+from dure.events import Done, stream_turn
 from dure.korean.time import SEOUL
 from dure.llm import ModelSet
 from dure.persistence import open_checkpointer
@@ -162,7 +163,7 @@ async def test_a_lunch_turn_with_kakao_down_still_answers(kakao: str, settings: 
     settings.tasks.place_search = "kakao"
     settings.tasks.kakao_base_url = kakao
     settings.tasks.kakao_rest_key = SecretStr("wrong-key")
-    model = ScriptedChatModel([ConnectionError("down")] * 2)  # ranking and answer: no model
+    model = ScriptedChatModel([ConnectionError("down")])  # the menu ranking: no model
     async with open_checkpointer(settings.effective_database_url) as saver:
         ctx = AgentContext(settings, ModelSet(settings, model), saver, {"now": "2025-03-05T10:00"})
         events = [
@@ -170,8 +171,8 @@ async def test_a_lunch_turn_with_kakao_down_still_answers(kakao: str, settings: 
         ]
     done = events[-1]
     assert isinstance(done, Done) and not done.waiting and done.sources
-    assert [e.code for e in events if isinstance(e, ErrorEvent)] == ["llm_unavailable"]
     assert "HTTP 401" in done.content and SAMPLE_NOTICE in done.content
+    assert MODEL_RANKING_UNAVAILABLE in done.content
     assert Kakao.requests and Kakao.requests[0]["auth"] == "KakaoAK wrong-key"
 
 
@@ -179,7 +180,7 @@ async def test_with_kakao_any_place_is_searched(kakao: str, settings: Settings) 
     """The catalogue knows a few areas; Kakao finds places anywhere, so the gate takes them."""
     settings.tasks.kakao_base_url = kakao
     settings.tasks.kakao_rest_key = SecretStr(KEY)  # auto: Kakao as soon as a key is set
-    model = ScriptedChatModel([ConnectionError("down")] * 2)
+    model = ScriptedChatModel([ConnectionError("down")])
     async with open_checkpointer(settings.effective_database_url) as saver:
         ctx = AgentContext(settings, ModelSet(settings, model), saver, {"now": "2025-03-05T10:00"})
         events = [e async for e in stream_turn(AGENT, ctx, "b", "부산 서면에서 12시 2명 점심")]

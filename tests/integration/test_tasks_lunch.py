@@ -1,34 +1,26 @@
-"""The lunch flow end to end: the answer names no dish the user excluded, whatever the model
-writes, on development examples (the blind set is written by someone who has not seen the code)."""
+"""The lunch flow end to end: the answer, written by rule from the workers' results, names no
+dish the user excluded, on development examples (the blind set is written by someone who has
+not seen the code)."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from test_tasks_agent import agent, done, lunch_model, ranking, state_of, thinking, turn
+from test_tasks_agent import agent, done, lunch_answer, lunch_model, nodes, state_of, turn
 
 from dure.agents.tasks.dishes import dish, dishes
-from dure.agents.tasks.places import SAMPLE_NOTICE
-from dure.agents.tasks.prompts import FORBIDDEN_IN_ANSWER
 from dure.settings import Settings
-from dure.testing import Call, Reply, ScriptedChatModel
 
 
-async def test_an_answer_naming_an_excluded_dish_is_replaced(settings: Settings) -> None:
-    model = lunch_model(f"을지로에서는 마라탕이 좋아요. {SAMPLE_NOTICE}")
+async def test_the_answer_is_the_workers_results_by_rule(settings: Settings) -> None:
+    model = lunch_model()  # the menu ranking is the only model call
     async with agent(settings, model) as ctx:
         events = await turn(ctx, "을지로 12시 2명 점심, 매운 거 빼고")
-    assert FORBIDDEN_IN_ANSWER in thinking(events, "final_answer")
-    answer = done(events).content
-    assert answer.startswith("추천 메뉴 (제외: 매운 음식):") and "마라탕" not in answer
-
-
-def echo_results(call: Call) -> Reply:
-    """A model that phrases the workers' results faithfully (it repeats them)."""
-    if call.node == "worker":
-        return ranking(call)
-    return call.prompt.split("작업 결과:", 1)[1].split("사용자의 요청:", 1)[0].strip()
+    answer = lunch_answer(events)
+    assert answer.startswith("점심 메뉴 추천 — 을지로, 3월 5일(수) 오후 12시, 2명")
+    assert "추천 메뉴 (제외: 매운 음식):" in answer and "마라탕" not in answer
+    assert nodes(model.calls) == ["worker"]
 
 
 @pytest.mark.parametrize(
@@ -52,11 +44,12 @@ def echo_results(call: Call) -> Reply:
 async def test_lunch_answers_respect_every_stated_exclusion(
     settings: Settings, request_text: str
 ) -> None:
-    async with agent(settings, ScriptedChatModel(echo_results)) as ctx:
+    async with agent(settings, lunch_model()) as ctx:
         events = await turn(ctx, request_text)
         state = await state_of(ctx)
     exclusions = state["conversation"]["slots"]["exclusions"]
-    answer = re.sub(r"\(제외: [^)]*\)", "", done(events).content)  # its echo names none
+    results = done(events).content.split("\n\n", 1)[1]  # after the conditions the user gave
+    answer = re.sub(r"\(제외: [^)]*\)", "", results)  # its echo names none
     names = sorted((d.name for d in dishes()), key=len, reverse=True)  # "참치김밥" before "김밥"
     named = re.findall("|".join(map(re.escape, names)), answer)
     assert named, answer
@@ -64,7 +57,7 @@ async def test_lunch_answers_respect_every_stated_exclusion(
 
 
 async def test_a_count_in_an_exclusion_clause_is_not_the_party(settings: Settings) -> None:
-    async with agent(settings, ScriptedChatModel(echo_results)) as ctx:
+    async with agent(settings, lunch_model()) as ctx:
         events = await turn(ctx, "판교 12시 다섯 명인데 그 중 한 명이 땅콩 알래르기")
         slots = (await state_of(ctx))["conversation"]["slots"]
     assert slots["party_size"] == 5 and slots["exclusions"] == ["땅콩"]

@@ -11,7 +11,7 @@ from dure.testing import ScriptedChatModel
 
 
 async def test_a_taxi_is_asked_for_confirmed_and_prepared(settings: Settings) -> None:
-    model = ScriptedChatModel([ask("몇 시에 타실 건가요?"), "택시 2대를 준비했어요."])
+    model = ScriptedChatModel([ask("몇 시에 타실 건가요?")])
     async with agent(settings, model) as ctx:
         first = await turn(ctx, "을지로입구역에서 6명 택시 불러줘")
         assert slot_events(first)[-1].content == {"pickup": "을지로입구역", "party_size": 6}
@@ -24,9 +24,11 @@ async def test_a_taxi_is_asked_for_confirmed_and_prepared(settings: Settings) ->
         state = await state_of(ctx)
     result = state["results"]["taxi_agent"]
     assert result["data"]["cars"] == 2 and "(4명 + 2명)" in result["summary"]
-    # no dispatch service: said whatever the model wrote
-    assert done(third).content == f"택시 2대를 준비했어요.\n\n{TAXI_NOT_CONNECTED}"
-    assert nodes(model.calls) == ["qa_agent", "final_answer"]
+    assert done(third).content == (
+        "택시 호출 — 을지로입구역, 3월 5일(수) 오후 6시, 6명\n\n"
+        f"{result['summary']}\n\n{TAXI_NOT_CONNECTED}"  # no dispatch service, and it says so
+    )
+    assert nodes(model.calls) == ["qa_agent"]
 
 
 async def test_declining_calls_no_taxi(settings: Settings) -> None:

@@ -8,7 +8,6 @@ only thing before it is deterministic), so resuming never repeats an LLM call.
 from __future__ import annotations
 
 import logging
-import re
 from datetime import datetime
 from typing import Any
 
@@ -32,13 +31,11 @@ from dure.agents.tasks.state import (
     new_step,
 )
 from dure.agents.tasks.workers import WorkerInput, WorkerResult, get_worker, worker_description
-from dure.errors import ErrorCode
-from dure.events import ErrorEvent, Generating, Planning, Slots, Thinking, emit
+from dure.events import Generating, Planning, Slots, Thinking, Token, emit
 from dure.korean.confirm import confirmation
 from dure.korean.slots.parser import parse_slots
 from dure.korean.time import as_seoul
 from dure.tags import ANSWER_TAG
-from dure.usage import BudgetExceeded
 
 log = logging.getLogger(__name__)
 
@@ -309,53 +306,37 @@ async def worker(state: TaskState, config: RunnableConfig, *, deps: Deps) -> Tas
     }
 
 
-def _names(word: str, text: str) -> bool:
-    """`text` names `word` as a word of its own ("김밥" is not named by "참치김밥")."""
-    return re.search(rf"(?<![가-힣]){re.escape(word)}", text) is not None
-
-
 async def final_answer(state: TaskState, *, deps: Deps) -> TaskState:
-    """The answer: the workers' results phrased by the `smart` model (streamed), or a reply."""
+    """The answer: the conditions and the workers' results, by rule; a `smart`-model reply only
+    when no worker ran (the `general` intent).
+
+    No model phrases the results: the local model, asked to, gave one restaurant another's dish
+    and repeated its own instructions to the user (measured), and a call costs 30–60 s.
+    """
     emit(Generating(content="답변을 작성하는 중입니다."))
     if state.get("cancelled"):
         return {"answer": state.get("answer") or prompts.CANCELLED, "sources": []}
     conv, schema, now = _loaded(state)
-    model, tagged = deps.models("smart"), RunnableConfig(tags=[ANSWER_TAG])
     if not schema.workers:
         tasks = ", ".join(i.title for i in task_intents())
         messages = [
             SystemMessage(prompts.GENERAL_SYSTEM.format(tasks=tasks)),
             HumanMessage(state["user_input"]),
         ]
-        return {"answer": (await model.ainvoke(messages, config=tagged)).text, "sources": []}
+        reply = await deps.models("smart").ainvoke(
+            messages, config=RunnableConfig(tags=[ANSWER_TAG])
+        )
+        return {"answer": reply.text, "sources": []}
     results = [WorkerResult.model_validate(r) for r in (state.get("results") or {}).values()]
-    summary = "\n".join([*(r.summary for r in results), *(n for r in results for n in r.notices)])
     conditions = ", ".join(phrase for _, phrase in known_values(conv, schema, now))
-    messages = [
-        SystemMessage(prompts.ANSWER_SYSTEM),
-        HumanMessage(
-            prompts.ANSWER_USER.format(
-                title=schema.title,
-                conditions=conditions,
-                results=summary,
-                request=state["user_input"],
-            )
-        ),
-    ]
-    try:
-        answer = (await model.ainvoke(messages, config=tagged)).text.strip() or summary
-    except BudgetExceeded:
-        raise
-    except Exception as e:  # the results are already known: say them plainly rather than fail
-        log.warning("final answer model failed (%s); answering with the workers' summary", e)
-        emit(ErrorEvent(code=ErrorCode.LLM_UNAVAILABLE, content=prompts.MODEL_UNAVAILABLE))
-        answer = summary
-    if named := [w for r in results for w in r.forbidden if _names(w, answer)]:
-        log.warning("the answer named excluded %s; answering with the workers' summary", named)
-        emit(Thinking(step="final_answer", content=prompts.FORBIDDEN_IN_ANSWER))
-        answer = summary
-    untold = [n for r in results for n in r.notices if n not in answer]
-    if untold:  # said whatever the model wrote: the answer never passes these over
-        answer = "\n\n".join([answer, *dict.fromkeys(untold)])
+    notices = dict.fromkeys(n for r in results for n in r.notices)
+    answer = "\n\n".join(
+        [
+            f"{schema.title} — {conditions}" if conditions else schema.title,
+            "\n".join(r.summary for r in results),
+            *notices,
+        ]
+    )
+    emit(Token(content=answer))
     sources = [s.model_dump(mode="json") for r in results for s in r.sources]
     return {"answer": answer, "sources": sources}

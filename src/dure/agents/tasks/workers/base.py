@@ -16,18 +16,14 @@ from dure.sources import Source
 
 
 class WorkerResult(BaseModel):
-    """A worker's outcome: a Korean summary, its data, what it cites, notices the answer must
-    carry whatever the model writes (sample data, a requirement left unchecked) and words it
-    must not."""
+    """A worker's outcome: a Korean summary, its data, what it cites, and notices the answer
+    carries (sample data, a requirement left unchecked)."""
 
     ok: bool = True
     summary: str
     data: dict[str, Any] = Field(default_factory=dict)
     sources: list[Source] = Field(default_factory=list)
     notices: list[str] = Field(default_factory=list)
-    #: Words the answer may not name (the dishes the user excluded): an answer that does is
-    #: replaced by the summaries.
-    forbidden: list[str] = Field(default_factory=list)
 
 
 @dataclass

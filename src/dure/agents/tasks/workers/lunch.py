@@ -89,7 +89,6 @@ async def recommend_menu(inp: WorkerInput) -> WorkerResult:
             "exclusions": exclusions,
         },
         notices=[prompts.MODEL_RANKING_UNAVAILABLE] if ranked_by == "rules" else [],
-        forbidden=[d.name for d in dishes() if d not in survivors],
     )
 
 
