@@ -11,7 +11,8 @@ given the question, any sentence that only says the question again: measured on 
 the user's own words ("… 그냥 들어와도 되는거야?", "벽에 못 박아서 액자 걸어도 돼요."), an
 article made to say what it does not. Given the cited `articles`, it also mends a sentence
 that says it comes from one article while its words are another's (`misattributed`), and
-names the second article a sentence's figures come from (`also_from`).
+names the second article a sentence's figures come from (`also_from`). An answer nothing was
+looked up for says which of its figures are the model's own (`unchecked`).
 """
 
 from __future__ import annotations
@@ -78,6 +79,31 @@ def unrecovered(attempts: Sequence[Attempt]) -> list[str]:
 def partly_failed(reasons: Sequence[str]) -> str:
     """The note after an answer built on some tools while others failed."""
     return f"\n\n다음 내용은 도구가 실패해 확인하지 못했습니다.\n{_listed(reasons)}"
+
+
+#: Code the answer shows (its numbers are the program's, not claims) and the small counts that
+#: shape an answer ("3가지", "2단계"): neither is a figure recalled from memory.
+_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
+SMALL_COUNT = 10
+
+
+def unchecked(answer: str, read: Sequence[str]) -> str:
+    """The note after an answer no tool or document informed: the figures of `answer` that
+    nothing the model read (`read`: the conversation) holds, said to be unchecked; "" when there
+    are none. Measured: asked to answer without the failed search, the local model said
+    "세종대왕은 1910년에 한글을 만든 것입니다." as a fact."""
+    recalled = [
+        f.surface
+        for f in unsupported(_CODE.sub(" ", answer), list(read))
+        if not all(v.is_integer() and v <= SMALL_COUNT for v in f.values)
+    ]
+    if not recalled:
+        return ""
+    shown = ", ".join(list(dict.fromkeys(recalled))[:3])
+    return (
+        f"\n\n※ 도구나 문서로 확인하지 않은 수치가 있습니다({shown}). 모델이 직접 답한 것이라 "
+        "틀릴 수 있으니, 중요하면 검색하거나 계산해 달라고 해 주세요."
+    )
 
 
 #: How much of each result `only_results` shows.

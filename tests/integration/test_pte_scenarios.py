@@ -15,6 +15,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, Field
 
+from dure import honest
 from dure.agent import AgentContext
 from dure.agents.pte import AGENT, prompts
 from dure.events import Done, ErrorEvent, Event, ToolResultEvent, stream_turn
@@ -389,6 +390,15 @@ async def test_figures_no_tool_returned_never_reach_the_user(settings: Settings)
     assert done(events).content == "서울 날씨 문서 3건을 찾았습니다."
     notes = [e.content for e in events if e.type == "thinking" and "수치" in e.content]
     assert notes == ["근거 자료에서 확인되지 않는 수치가 있는 문장 1개를 답변에서 뺐습니다."]
+
+
+async def test_a_figure_from_memory_is_said_to_be_unchecked(settings: Settings) -> None:
+    h = harness(settings, [intent("new_question", "한글 창제 연도", False), "1910년입니다."])
+    events = await h.turn("검색하지 말고 아는 대로, 한글은 언제 만들어졌어?")
+    assert (await h.paths())[-1] == ["intent_classifier", "final_answer"]
+    # Nothing was looked up: the year stands, said to be the model's own and unchecked.
+    assert done(events).content == "1910년입니다." + honest.unchecked("1910년", [])
+    assert "".join(e.content for e in events if e.type == "token") == done(events).content
 
 
 async def test_a_step_that_failed_is_named_after_an_answer_built_on_the_others(

@@ -256,6 +256,20 @@ async def test_a_failed_round_after_a_good_one_lets_the_model_answer(settings: S
     assert turn.llm_calls == 3
 
 
+async def test_a_figure_from_memory_is_said_to_be_unchecked(settings: Settings) -> None:
+    bot = assistant(settings, ["세종대왕은 1910년에 한글을 만들었습니다."])
+    turn = await bot.turn("검색 말고 그냥 아는 대로 말해줘, 한글은 언제 만들어졌어?")
+    assert not turn.tool_results
+    assert turn.answer == "세종대왕은 1910년에 한글을 만들었습니다." + honest.unchecked(
+        "1910년", []
+    )
+    assert "확인하지 않은 수치가 있습니다(1910)" in turn.answer
+    # the user's own figures, small counts and code are not recalled figures
+    for said in ("연봉 4,200만 원 기준으로 볼게요.", "방법은 3가지입니다.", "`x = 12345`"):
+        bot = assistant(settings, [said])
+        assert (await bot.turn("연봉 4200만원이면 월 얼마야? 방법도")).answer == said
+
+
 async def test_unknown_tools_and_bad_arguments_are_errors_too(settings: Settings) -> None:
     bot = assistant(settings, [tool_call("delete_everything", path="/")])
     unknown = await bot.turn("파이썬 말고 다른 걸로 해줘")

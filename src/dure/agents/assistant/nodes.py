@@ -219,6 +219,9 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     failed = [a.message for a in _turn_attempts(messages) if not a.ok]
     if failed:  # what could not be checked is said by rule, whatever the answer says
         note = honest.partly_failed(failed)
+    else:  # with nothing looked up, a figure the conversation does not hold is the model's memory
+        note = "" if gate else honest.unchecked(reply.text, [str(m.text) for m in prompt])
+    if note:
         emit(Token(content=note))
         reply.text += note
     sources = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])

@@ -307,15 +307,18 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     reply = await answer_in_kind(
         state["input"], deps.models("smart"), messages, FINAL_MAX_TOKENS, gate or honest.show, _note
     )
-    result = reply.text
+    result, note = reply.text, ""
     if gate is not None:
         gate.report()
         result = gate.settle(result, list(outputs.values()))
         failed = _unrecovered_failures(past)
         if failed:  # what could not be checked is said by rule, whatever the answer says
             note = honest.partly_failed(failed)
-            emit(Token(content=note))
-            result += note
+    else:  # with nothing looked up, a figure the conversation does not hold is the model's memory
+        note = honest.unchecked(result, [str(m.text) for m in messages])
+    if note:
+        emit(Token(content=note))
+        result += note
     sources = step_sources(past)
     if sources:
         emit(SourcesEvent(content=sources))
