@@ -9,6 +9,7 @@ the `fast` model (a bounded JSON judgement, fail-closed).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +24,7 @@ from dure.korean.pointing import references_previous_turn
 from dure.korean.smalltalk import is_smalltalk
 from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, agenerate_structured
+from dure.retrieval.tokenize import tagged
 
 QuestionKind = Literal["contract", "smalltalk", "out_of_scope"]
 KINDS: dict[str, QuestionKind] = {k: k for k in ("contract", "smalltalk", "out_of_scope")}
@@ -78,6 +80,25 @@ def _has_any(text: str, terms: tuple[str, ...]) -> bool:
     return any(t in text for t in terms)
 
 
+#: Title words every kind of document has: naming one is no sign of asking about this contract.
+_PLAIN_TITLE_WORDS = frozenset(
+    {"목적", "정의", "기타", "일반", "사항", "범위", "내용", "방법", "관계", "적용", "원칙", "용어"}
+)
+
+
+def _nouns(text: str) -> set[str]:
+    return {form for form, tag in tagged(text) if tag in ("NNG", "NNP") and len(form) > 1}
+
+
+def titled(question: str, titles: Sequence[str]) -> str | None:
+    """The word of `question` that one of the user's contract's article `titles` holds ("수정은
+    몇 번까지 공짜야?" beside "제5조 (수정 요청)"), or None."""
+    if not titles:
+        return None
+    held = _nouns(" ".join(titles)) - _PLAIN_TITLE_WORDS
+    return next((w for w in sorted(_nouns(question)) if w in held), None)
+
+
 class ScopeJudgement(BaseModel):
     """The `fast` model's verdict on a question the rules left undecided (decision first)."""
 
@@ -99,8 +120,11 @@ class ScopeResult:
         return self.kind != "out_of_scope"
 
 
-def scope_by_rules(question: str, has_history: bool = False) -> ScopeResult | None:
-    """The rule verdict, or None when only a model can tell."""
+def scope_by_rules(
+    question: str, has_history: bool = False, titles: Sequence[str] = ()
+) -> ScopeResult | None:
+    """The rule verdict, or None when only a model can tell. `titles`: the article titles of
+    the user's contract, when there is one: a question that names one is about it."""
     refs = extract_article_refs(question)
 
     def result(kind: QuestionKind, reason: str) -> ScopeResult:
@@ -120,16 +144,21 @@ def scope_by_rules(question: str, has_history: bool = False) -> ScopeResult | No
         return result("out_of_scope", "계약서와 무관한 주제")
     if has_history and references_previous_turn(question) and not off_topic:
         return result("contract", "이전 답변에 대한 후속 질문")
+    if not off_topic and (word := titled(said, titles)):
+        return result("contract", f"계약서 조항 제목에 있는 말: {word}")
     return None
 
 
 @reported("scope")
-async def decide_scope(question: str, models: ModelSet, has_history: bool = False) -> ScopeResult:
-    """The verdict: by rules when they decide, else by the `fast` model.
+async def decide_scope(
+    question: str, models: ModelSet, has_history: bool = False, titles: Sequence[str] = ()
+) -> ScopeResult:
+    """The verdict: by rules when they decide (`titles`: see `scope_by_rules`), else by the
+    example bank, else by the `fast` model.
 
     Raises `StructuredOutputError` when the model's reply is not the JSON asked for.
     """
-    ruled = scope_by_rules(question, has_history)
+    ruled = scope_by_rules(question, has_history, titles)
     if ruled is not None:
         return ruled
     vote = await SCOPE_TIER2.adecide(models.settings, question)

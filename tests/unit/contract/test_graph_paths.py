@@ -8,7 +8,12 @@ import pytest
 from contract_harness import said, types
 
 from dure.agents.contract import AGENT, prompts
-from dure.events import Done, SourcesEvent, Thinking, ToolSelected
+from dure.events import Done, EvaluationResult, SourcesEvent, Thinking, ToolSelected
+
+
+def evaluations(events: list) -> list[str]:
+    """What the evaluator said, in order."""
+    return [e.content for e in events if isinstance(e, EvaluationResult)]
 
 
 def decisions(events: list) -> dict[str, str | None]:
@@ -127,6 +132,26 @@ def test_follow_up_without_reference_words_asks_check_previous_context(make_harn
     assert decisions(events) == {"scope_validator": "rule", "check_previous_context": "llm"}
     assert "2024년 12월 31일" in h.calls_by("respond")[1].prompt
     assert said(events) == "네, 연장 조항은 없습니다."
+    # Judged by the model, not pointed at by a rule: the question is searched as well, and the
+    # previous turn with this search settles it by rule (no evaluator call).
+    assert "tool_selected" in types(events)
+    assert evaluations(events) == [prompts.FOLLOW_UP_SEARCHED]
+
+
+@pytest.mark.usefixtures("llm_tier")
+def test_a_follow_up_taken_wrongly_still_finds_its_article(make_harness):
+    h = make_harness(
+        {
+            "respond": ["제4조에 따르면 영업비밀을 누설할 수 없습니다.", "1일당 1천분의 1입니다."],
+            "check_previous_context": [{"need_previous_context": True, "reasoning": "후속"}],
+        }
+    )
+    h.turn("제4조 보여줘")
+    events = h.turn("납기 늦으면 하루에 얼마씩 물어내야 돼?")
+    assert said(events) == "1일당 1천분의 1입니다."
+    answer_prompt = h.calls_by("respond")[1].prompt
+    assert "지체일수 1일당 계약금액의 1천분의 1" in answer_prompt  # 제5조, found by the search
+    assert "영업비밀" in answer_prompt  # and the previous turn beside it
 
 
 def test_standard_comparison_keeps_the_two_documents_apart(make_harness):

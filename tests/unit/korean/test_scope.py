@@ -94,6 +94,19 @@ def test_follow_up_reference_is_in_scope_only_with_history():
     assert followup is not None and followup.refers_to_previous
 
 
+DESIGN_TITLES = ["목적", "용역의 범위", "용역 대금", "수정 요청", "지체상금", "저작권"]
+
+
+def test_a_word_of_the_contracts_own_article_titles_puts_a_question_in_scope():
+    asked = scope_by_rules("수정은 몇 번까지 공짜야?", titles=DESIGN_TITLES)
+    assert asked is not None and asked.in_scope and "수정" in asked.reason
+    assert scope_by_rules("수정은 몇 번까지 공짜야?") is None  # no contract: left to the bank
+    # Title words every document has, and off-topic questions, are not signs of this contract.
+    assert scope_by_rules("이 모임의 목적이 뭐야?", titles=DESIGN_TITLES) is None
+    off = scope_by_rules("주식 수정주가가 뭐야?", titles=DESIGN_TITLES)
+    assert off is not None and not off.in_scope
+
+
 def test_article_reference_makes_the_question_self_contained():
     named = followup_by_rules("제5조 내용이 뭐야?", has_previous=True)
     assert named is not None and not named.refers_to_previous

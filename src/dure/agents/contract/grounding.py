@@ -1,8 +1,8 @@
 """Contract answers that leave out no figure of the cited article the question needs
 (`dure.honest.Gate` keeps out the figures the sources do not hold).
 
-`named_focus`: the articles a question names, when they are all it asks about (the answer then
-rests on them alone). `missing_quotes`: what the answer is appended verbatim, at most two lines
+`settled`: why what was collected suffices by rule, and the articles the answer rests on
+(`named_focus`: the articles a question names, when they are all it asks about). `missing_quotes`: what the answer is appended verbatim, at most two lines
 — the cited articles' paragraph nearest the question (multilingual-e5, the vectors search
 indexed) unless the answer already says it, and sentences of the cited articles that carry
 figures, share a word with the question and are not in the answer. The 1.5B model often gets
@@ -20,8 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from dure.agents.contract import prompts
 from dure.agents.contract.context import collected_articles
-from dure.agents.contract.rules import nouns
+from dure.agents.contract.rules import clear_top_hit, nouns, rule_sufficiency
+from dure.agents.contract.state import ContractState
+from dure.documents.contract import Contract
 from dure.documents.refs import extract_article_refs
 from dure.embeddings import Embedder, EmbeddingError
 from dure.honest import trigrams
@@ -49,6 +52,29 @@ _LABEL = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?(?:\s*\([^)]*\))?\s*")
 
 def _nouns(text: str) -> set[str]:
     return nouns(text) - _GENERIC
+
+
+def settled(
+    state: ContractState, contract: Contract | None, margin: float | None, first: bool
+) -> tuple[str, list[str]] | None:
+    """Why what was collected suffices by rule, and the articles the answer then rests on
+    (empty: all collected); None to ask the model. The articles the question named were all
+    read (`rules.rule_sufficiency`: the answer rests on those named by number when they cover
+    it — with more beside them, the small model sometimes wrote a neighbouring article's
+    content); or, in the `first` round, the search ranked one article ahead of the next by
+    `margin` (`rules.clear_top_hit`; None: off), or the question follows up the previous turn,
+    which it is answered from with what this search found."""
+    question, collected = state["user_message"], state.get("collected_info", [])
+    reason = rule_sufficiency(question, state.get("explored_articles", []), contract)
+    if reason is not None:
+        return reason, named_focus(question, collected)
+    if not first:
+        return None
+    if (lead := clear_top_hit(collected, margin)) is not None:
+        return prompts.CLEAR_LEAD.format(article=lead), [lead]
+    if state.get("need_previous_context"):
+        return prompts.FOLLOW_UP_SEARCHED, []
+    return None
 
 
 def named_focus(question: str, collected_info: list[dict[str, Any]]) -> list[str]:

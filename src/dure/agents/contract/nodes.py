@@ -17,7 +17,7 @@ from dure.agents.contract import prompts, rules
 from dure.agents.contract.bookkeeping import absorb, model_tool_calls, select_tools
 from dure.agents.contract.context import answer_messages, planner_messages, previous_turn_from
 from dure.agents.contract.deps import Deps
-from dure.agents.contract.grounding import missing_quotes, named_focus
+from dure.agents.contract.grounding import missing_quotes, settled
 from dure.agents.contract.state import ContractState, ToolCall, last_evaluation
 from dure.errors import ErrorCode
 from dure.events import (
@@ -105,8 +105,10 @@ async def scope_validator(state: ContractState, *, deps: Deps) -> ContractState:
             name = (contract.title if contract else None) or bound
             text = prompts.CONTRACT_CONFLICT.format(bound=name)
             return {"previous_turn": previous, **_finish(text, ErrorCode.CONTRACT_CONFLICT)}
+    contract = deps.contract(state["contract_id"])
+    titles = [a.title for a in contract.articles if a.title] if contract else []
     try:
-        result = await decide_scope(state["user_message"], deps.models, bool(previous))
+        result = await decide_scope(state["user_message"], deps.models, bool(previous), titles)
     except StructuredOutputError:
         return {
             "previous_turn": previous,
@@ -152,6 +154,7 @@ async def check_previous_context(state: ContractState, *, deps: Deps) -> Contrac
         emit(decision_event("check_previous_context", d.decided_by, verdict, d.reason))
     return {
         "need_previous_context": d.refers_to_previous,
+        "previous_pointed": d.refers_to_previous and d.decided_by == "rule",
         "decision_log": [*state.get("decision_log", []), entry],
     }
 
@@ -173,10 +176,12 @@ async def planner(state: ContractState, *, deps: Deps) -> ContractState:
     ask_model = not first
     if first and state.get("question_kind") != "smalltalk":
         # The first round is the rules' (no model call): the named articles, and a search of
-        # the question as asked when it asks more than they hold. A follow-up that names
-        # nothing is answered from the previous turn, with no tool (seed 000's example flow).
-        following = bool(state.get("need_previous_context"))
-        candidates = rules.first_round(question, contract, following)
+        # the question as asked when it asks more than they hold. A follow-up a rule saw point
+        # back that names nothing is answered from the previous turn, with no tool (seed 000's
+        # example flow); one the bank or model judged is searched too: "납품이 5일 늦으면 얼마
+        # 물어내야 돼?" after a question on 저작권 (bank, 0.54) was answered from 저작권.
+        pointed = bool(state.get("previous_pointed"))
+        candidates = rules.first_round(question, contract, pointed)
         if not candidates:
             emit(Thinking(step="planner", content="직전 대화를 바탕으로 답합니다."))
     if ask_model:
@@ -256,7 +261,6 @@ async def evaluator(state: ContractState, *, deps: Deps) -> ContractState:
     count = state.get("iteration_count", 0) + 1
     limit = deps.settings.contract.max_iterations
     log = list(state.get("decision_log", []))
-    question = state["user_message"]
     base = {"node": "evaluator", "iteration": count}
     if state.get("error"):
         entry = {**base, "action": "finish", "by": "error", "is_sufficient": False}
@@ -278,19 +282,12 @@ async def evaluator(state: ContractState, *, deps: Deps) -> ContractState:
         emit(EvaluationResult(is_sufficient=False, content=prompts.NO_PROGRESS_NOTE))
         entry = {**base, "action": "finish", "by": "no_progress", "is_sufficient": False}
         return {"iteration_count": count, "decision_log": [*log, entry]}
-    contract = deps.contract(state.get("contract_id"))
-    reason = rules.rule_sufficiency(question, state.get("explored_articles", []), contract)
-    # The answer then rests on the articles named by number alone when they cover the question:
-    # with more beside them, the small model sometimes wrote a neighbouring article's content.
-    focus = named_focus(question, state.get("collected_info", [])) if reason else []
-    # A clear lead in the first round's hybrid (z-score fused) search settles it too.
+    # A clear lead counts only in a hybrid (z-score fused) search.
     hybrid = getattr(deps.library, "dense", False) and deps.settings.search.fusion == "zscore"
-    if reason is None and count == 1 and hybrid:
-        margin = deps.settings.contract.sufficient_margin
-        lead = rules.clear_top_hit(state.get("collected_info", []), margin)
-        if lead is not None:
-            reason, focus = prompts.CLEAR_LEAD.format(article=lead), [lead]
-    if reason is not None:
+    margin = deps.settings.contract.sufficient_margin if hybrid else None
+    found = settled(state, deps.contract(state.get("contract_id")), margin, first=count == 1)
+    if found is not None:
+        reason, focus = found
         emit(EvaluationResult(is_sufficient=True, content=reason))
         entry = {
             **base,

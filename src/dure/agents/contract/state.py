@@ -57,6 +57,8 @@ class ContractState(TypedDict, total=False):
     # -- ScopeValidator / check_previous_context
     question_kind: QuestionKind
     need_previous_context: bool | None
+    #: A rule saw the message point back ("그 참조항목들 …"): answered from the previous turn.
+    previous_pointed: bool
     previous_turn: list[dict[str, Any]]
     # -- planner
     next_tools: list[ToolCall]
@@ -104,6 +106,7 @@ def reset_turn(
         "requested_standard_id": standard_contract_id,
         "question_kind": "contract",
         "need_previous_context": None,
+        "previous_pointed": False,
         "previous_turn": [],
         "next_tools": [],
         "all_tools_skipped": False,
