@@ -600,19 +600,28 @@ async def test_an_answer_left_with_no_sentence_gives_the_results_themselves(
     assert "".join(e.content for e in events if e.type == "token") == answer
 
 
-async def test_a_clock_step_gets_the_day_the_request_names(settings: Settings) -> None:
-    # The 1.5B planner wrote this day for "다음 주 금요일이 며칠이야?"; the rules read the request's.
+@pytest.mark.parametrize(
+    ("request_text", "planned", "named"),
+    [
+        # what the 1.5B planner wrote for each; the rules read the request's day
+        ("다음 주 금요일이 며칠이야?", "next_monday", "다음 주 금요일"),
+        ("만기일이 오늘부터 1년 뒤면 며칠이야?", "오늘", "오늘부터 1년 뒤"),
+    ],
+)
+async def test_a_clock_step_gets_the_day_the_request_names(
+    settings: Settings, request_text: str, planned: str, named: str
+) -> None:
     h = harness(
         settings,
         [
-            intent("new_question", "다음 주 금요일 날짜", True),
-            plan({"step_id": 1, "tool": "get_current_datetime", "input": {"day": "next_monday"}}),
-            "다음 주 금요일 날짜를 확인했습니다.",
+            intent("new_question", request_text, True),
+            plan({"step_id": 1, "tool": "get_current_datetime", "input": {"day": planned}}),
+            "날짜를 확인했습니다.",
         ],
     )
     h.tools.register(datetime_tool())
-    await h.turn("다음 주 금요일이 며칠이야?")
+    await h.turn(request_text)
     (step,) = (await h.state())["past_steps"]
-    asked = named_day("다음 주 금요일", seoul_now())
+    asked = named_day(named, seoul_now())
     assert asked is not None and step["status"] == "success"
-    assert step["output"].startswith(f"다음 주 금요일: {asked[1]:%Y-%m-%d}")
+    assert step["output"].startswith(f"{named}: {asked[1]:%Y-%m-%d}")

@@ -111,6 +111,9 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("오늘이 무슨 요일이지", "get_current_datetime"),
         ("다음 주 목요일이 며칠이지?", "get_current_datetime"),  # a day counted from today
         ("글피 무슨 요일이야", "get_current_datetime"),
+        ("100일 뒤가 며칠이야?", "get_current_datetime"),
+        ("오늘부터 1년 뒤면 며칠이야?", "get_current_datetime"),
+        ("택배 3일 뒤 도착하면 며칠이야", None),  # the user's own count, not surely the calendar's
         ("다음 달 카드값 며칠에 나가?", None),  # the user's own date, not the calendar's
         ("내일 며칠까지 내야 돼?", None),
         ("3/15에 회의 있어", None),  # a date, not a division

@@ -84,6 +84,10 @@ def test_words_that_are_not_places() -> None:
         ("3일 뒤 점심", "2025-03-08"),
         ("이틀 후 점심", "2025-03-07"),
         ("2주 뒤 점심", "2025-03-19"),
+        ("열흘 뒤 점심", "2025-03-15"),
+        ("한 달 뒤 점심", "2025-04-05"),
+        ("오늘부터 1년 후 점심", "2026-03-05"),
+        ("2주 후 금요일 점심", "2025-03-21"),  # that week's Friday (weeks start on Monday)
     ],
 )
 def test_dates_against_now(text: str, day: str) -> None:

@@ -47,6 +47,9 @@ async def test_a_day_named_in_words_gets_its_date() -> None:
         ("다음 주 금요일", "다음 주 금요일: 2025-03-21 (금요일)"),  # weeks start on Monday
         ("모레", "모레: 2025-03-17 (월요일)"),
         ("5월 5일", "5월 5일: 2025-05-05 (월요일)"),
+        ("오늘부터 100일 뒤", "오늘부터 100일 뒤: 2025-06-23 (월요일)"),
+        ("1년 후", "1년 후: 2026-03-15 (일요일)"),
+        ("4월 1일 후", "4월 1일: 2025-04-01 (화요일)"),  # a date's day, not a count of days
     ):
         result = await registry.run("get_current_datetime", {"day": day})
         assert (result.ok, result.content) == (True, f"{said}\n{now}")

@@ -132,8 +132,9 @@ async def planner(state: PTEState, *, deps: Deps) -> PTEState:
 
 
 def _with_asked_day(step: dict[str, Any], question: str) -> dict[str, Any]:
-    """A clock step given the day the request names when the planner's day is not one the rules
-    read (the 1.5B planner wrote `{"day": "next_monday"}` for "다음 주 금요일이 며칠이야?")."""
+    """A clock step given the day the request names when the planner's day is another or not
+    one the rules read (the 1.5B planner wrote `{"day": "next_monday"}` for "다음 주 금요일이
+    며칠이야?" and `{"day": "오늘"}` for "오늘부터 1년 뒤면 며칠이야?")."""
     if step["tool"] != "get_current_datetime":
         return step
     now = seoul_now()
@@ -141,7 +142,8 @@ def _with_asked_day(step: dict[str, Any], question: str) -> dict[str, Any]:
     args = dict(given) if isinstance(given, dict) else {}  # a plain input is a time zone
     day = args.get("day")
     asked = named_day(question, now)
-    if asked is None or (isinstance(day, str) and named_day(day, now)):
+    planned = named_day(day, now) if isinstance(day, str) else None
+    if asked is None or (planned is not None and planned[1] == asked[1]):
         return step
     return {**step, "input": {**args, "day": asked[0]}}
 

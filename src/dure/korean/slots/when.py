@@ -2,7 +2,8 @@
 
 Rules (no LLM): 오늘/내일/모레/글피 (today / tomorrow); 이번 주·다음 주 + 요일 (weeks start on
 Monday; "이번 주 월요일" already past means next week's); a bare 요일 is its next occurrence
-(today included); "3월 7일"; "3일 뒤", "이틀 후"; "다음 달 3일", and a bare "20일" before a time
+(today included); "3월 7일"; "3일 뒤", "이틀 후", "한 달 뒤", "오늘부터 1년 뒤", "2주 후
+금요일"; "다음 달 3일", and a bare "20일" before a time
 or a meal (this month's if still ahead, else next month's). Times: "12시 반", "12시 30분",
 "12:30", "정오", "오후 1시" ("12:30pm", "noon"); without 오전/오후 an hour from 1 to 6 is
 afternoon. "점심" alone is no time. "10시부터 12시까지" is a start and a duration. A time without
@@ -12,6 +13,7 @@ a date is today if still ahead of now, otherwise tomorrow.
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from datetime import date, datetime, time, timedelta
 
 from dure.korean.numbers import FEW_NATIVE, NATIVE, alternation
@@ -176,6 +178,7 @@ def named_day(text: str, now: datetime) -> tuple[str, date] | None:
     if _PAST.search(text):
         return None
     u = Utterance(text)
+    extract_relative_days(u, now)
     extract_dates(u, now)
     days = u.of("date")
     if len(days) != 1:
@@ -213,21 +216,51 @@ RELATIVE = re.compile(
 )
 
 
-#: Days counted from today: "3일 뒤", "이틀 후", "일주일 뒤", "2주 후".
+#: Days counted from today: "3일 뒤", "이틀 후", "열흘 뒤", "2주 후", "한 달 뒤", "6개월 후",
+#: "오늘부터 1년 뒤"; "2주 후 금요일" is that week's Friday. Not a date's day ("12월 1일 후").
+_DAYS = {
+    "이틀": 2, "사흘": 3, "나흘": 4, "닷새": 5, "엿새": 6, "이레": 7, "일주일": 7, "열흘": 10, "보름": 15,
+}  # fmt: skip
+_COUNT = rf"(?:\d{{1,2}}|{FEW_NATIVE})"
 RELATIVE_DAYS = re.compile(
-    r"(?:(?P<n>\d{1,2})\s*일|(?P<weeks>\d)\s*주(?:일)?|(?P<word>이틀|사흘|나흘|일주일))\s*(?:뒤|후)"
+    r"(?:(?:오늘|지금)\s*(?:으?로\s*)?(?:부터|기준(?:으로)?)\s*)?"
+    r"(?:(?<![\d.월])(?<!월\s)(?P<n>\d{1,3})\s*일"
+    rf"|(?P<weeks>{_COUNT})\s*주(?:일)?|(?P<months>{_COUNT})\s*(?:개월|달)|(?P<years>{_COUNT})\s*년"
+    rf"|(?P<word>{alternation(_DAYS)}))\s*(?:뒤|후)"
+    r"(?:\s*(?:의\s*)?(?P<wd>[월화수목금토일])(?:요일|욜))?"
 )
-_DAYS = {"이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7}
+
+
+def _count(token: str | None) -> int:
+    return 0 if token is None else int(token) if token.isdigit() else NATIVE[token]
+
+
+def _plus_months(day: date, months: int) -> date:
+    """`day` moved by whole months, kept within the month ("1월 31일" + 1 → "2월 28일")."""
+    year, month = divmod(day.year * 12 + day.month - 1 + months, 12)
+    return date(year, month + 1, min(day.day, monthrange(year, month + 1)[1]))
+
+
+def _counted_day(m: re.Match[str], today: date) -> date:
+    weeks = _count(m.group("weeks"))
+    if weeks and m.group("wd"):  # "2주 후 금요일": the Friday of the week two weeks on
+        monday = today - timedelta(days=today.weekday())
+        return monday + timedelta(days=7 * weeks + WEEKDAYS.index(m.group("wd")))
+    days = _count(m.group("n")) + 7 * weeks + _DAYS.get(m.group("word") or "", 0)
+    months = _count(m.group("months")) + 12 * _count(m.group("years"))
+    return _plus_months(today, months) + timedelta(days=days)
+
+
+def extract_relative_days(u: Utterance, now: datetime) -> None:
+    """Days counted from today ("3일 뒤", "한 달 후"): the `date`."""
+    for m in RELATIVE_DAYS.finditer(u.text):
+        u.add("date", _counted_day(m, now.date()), m.start(), m.end())
 
 
 def extract_relative_times(u: Utterance, now: datetime) -> None:
-    """A time counted from now ("30분 뒤" → now + 30 minutes): its `date` and `time`; days
-    counted from today ("3일 뒤"): the `date` alone."""
-    for m in RELATIVE_DAYS.finditer(u.text):
-        days = (
-            int(m.group("n") or 0) + 7 * int(m.group("weeks") or 0) + _DAYS.get(m.group("word"), 0)
-        )
-        u.add("date", now.date() + timedelta(days=days), m.start(), m.end())
+    """Days counted from today (`extract_relative_days`), and a time counted from now ("30분
+    뒤" → now + 30 minutes): its `date` and `time`."""
+    extract_relative_days(u, now)
     for m in RELATIVE.finditer(u.text):
         n = int(m.group("n")) if m.group("n").isdigit() else NATIVE[m.group("n")]
         minutes = n * 60 if m.group("unit") == "시간" else n
