@@ -24,6 +24,7 @@ from functools import cached_property
 
 from dure.events import Thinking, Token, emit
 from dure.korean.figures import unsupported, without_clock
+from dure.sources import Source
 
 NO_DOCUMENTS = (
     "등록된 문서가 없어 찾아볼 수 없습니다. 문서를 추가하면 그 내용에 근거해 답하겠습니다 "
@@ -104,6 +105,29 @@ def unchecked(answer: str, read: Sequence[str]) -> str:
         f"\n\n※ 도구나 문서로 확인하지 않은 수치가 있습니다({shown}). 모델이 직접 답한 것이라 "
         "틀릴 수 있으니, 중요하면 검색하거나 계산해 달라고 해 주세요."
     )
+
+
+#: A sentence rests on the source that holds this share of its character trigrams or more.
+CITED_SHARE = 0.3
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
+
+
+def cited(answer: str, sources: Sequence[Source]) -> list[Source]:
+    """The sources `answer` rests on, in their order: for each sentence the one holding the
+    largest share of its trigrams (at least `CITED_SHARE`); the first source when no sentence
+    rests on one. Listing every passage searched named five sections as the sources of
+    "재택은 주 2회까지 가능하다." (measured)."""
+    held = [trigrams(s.text) for s in sources]
+    chosen: set[int] = set()
+    for sentence in _SENTENCE.split(answer):
+        own = trigrams(sentence)
+        if len(own) < 3 or not held:
+            continue
+        share = [len(own & h) / len(own) for h in held]
+        best = max(range(len(share)), key=share.__getitem__)
+        if share[best] >= CITED_SHARE:
+            chosen.add(best)
+    return [s for i, s in enumerate(sources) if i in chosen] or list(sources[:1])
 
 
 #: How much of each result `only_results` shows.

@@ -16,7 +16,14 @@ from dure.events import Thinking, ToolSelected
 from dure.settings import Settings
 from dure.testing import Call, ScriptedChatModel, tool_call, tool_calls
 
-from .harness import Assistant, FakeRetriever, conversation, system_prompt, tool_messages
+from .harness import (
+    POLICIES,
+    Assistant,
+    FakeRetriever,
+    conversation,
+    system_prompt,
+    tool_messages,
+)
 
 SEED_CALLS = {"simple": 2, "tool": 3, "rag": 2, "long": 3, "rag_tool": 3}
 
@@ -109,6 +116,20 @@ async def test_rag_by_rule(settings: Settings) -> None:
     assert [s.doc for s in turn.sources][0] == "휴가 정책"
     assert turn.done.sources[0].doc == "휴가 정책"
     assert turn.llm_calls == 1 <= SEED_CALLS["rag"]
+
+
+async def test_the_sources_are_the_passages_the_answer_rests_on(settings: Settings) -> None:
+    # the search finds several passages; the answer says what one of them says
+    found = FakeRetriever({**POLICIES, "복지 안내": "복지 안내: 출장 중 휴가는 팀장 승인 후 쓴다."})
+    bot = assistant(settings, ["출장 숙박비는 10만원까지 지원합니다."], retriever=found)
+    turn = await bot.turn("출장 규정에서 숙박비 얼마까지 나와? 휴가 정책도 있나")
+    assert len(found.search("출장 숙박비 휴가", 5)) > 1
+    assert [s.doc for s in turn.done.sources] == ["출장 규정"]
+    assert [s.doc for s in turn.sources] == ["출장 규정"]  # the sources event says the same
+    # an answer in the model's own words rests on what was found first
+    bot = assistant(settings, ["네, 그렇게 하시면 됩니다."], retriever=FakeRetriever())
+    first = await bot.turn("출장 규정에서 숙박비 얼마까지 나와?")
+    assert len(first.done.sources) == 1
 
 
 @pytest.mark.usefixtures("llm_tier")

@@ -224,10 +224,15 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     if note:
         emit(Token(content=note))
         reply.text += note
-    sources = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
+    found = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
+    sources = honest.cited(reply.text, found) if found else []
     if sources:
         emit(SourcesEvent(content=sources))
-    return {"messages": [AIMessage(reply.text, id=reply.id)], "next_action": "end"}
+    return {
+        "messages": [AIMessage(reply.text, id=reply.id)],
+        "sources": [s.model_dump() for s in sources],
+        "next_action": "end",
+    }
 
 
 def _note(text: str) -> None:
