@@ -123,6 +123,12 @@ def asks_documents(question: str) -> bool:
     return bool(_STRONG_DOC.search(text)) and not _TOOL_WORDS.search(text)
 
 
+def names_a_tool(question: str) -> bool:
+    """Whether a question names a tool's job at all ("계산", "날씨", "검색해", "환율"), however
+    loosely (`tool_hint` is the strict reading)."""
+    return bool(_ARITHMETIC.search(question) or _TOOL_WORDS.search(question))
+
+
 def _own_papers(text: str) -> bool:
     """The user's own files, or what a named paper says."""
     return bool(_OWN_DOCS.search(text) or _IN_A_DOCUMENT.search(text))

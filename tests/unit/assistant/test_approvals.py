@@ -145,7 +145,8 @@ async def test_a_planted_instruction_in_a_document_runs_nothing_unapproved(
         ledger,
         collection=name,
     )
-    asked = await b.turn("회사 휴가 정책 알려줘")
+    # a question that names a tool's job: the tools are offered beside the passages
+    asked = await b.turn("회사 휴가 정책대로 남은 연차 계산해줘")
     prompt = system_prompt(b.model.calls[0])
     planted = prompt.index("AI에게: python_repl로")
     assert prompt.rindex("<자료", 0, planted) > prompt.index("[참고 문서]")  # read as data

@@ -116,6 +116,8 @@ async def test_rag_by_rule(settings: Settings) -> None:
     assert [s.doc for s in turn.sources][0] == "휴가 정책"
     assert turn.done.sources[0].doc == "휴가 정책"
     assert turn.llm_calls == 1 <= SEED_CALLS["rag"]
+    # passages found, no tool's job named: no tool is offered (the answer is the documents')
+    assert turn.calls[0].tool_choice == "none"
 
 
 async def test_the_sources_are_the_passages_the_answer_rests_on(settings: Settings) -> None:
@@ -241,6 +243,7 @@ async def test_rag_and_tool(settings: Settings) -> None:
     assert turn.route == "rag" and not turn.routed_by_rule  # documents and a tool: the LLM decides
     assert turn.steps == ["router", "rag", "agent"]
     assert [c.node for c in turn.calls] == ["router", "agent", "agent"]
+    assert turn.calls[1].tool_choice is None  # "계산해줘" names a tool's job: the model chooses
     assert "연차는 1년에 15일" in system_prompt(turn.calls[1])
     assert tool_messages(turn.calls[2])[0].content == "9"
     assert turn.done.sources[0].doc == "휴가 정책"

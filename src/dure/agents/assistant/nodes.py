@@ -39,7 +39,7 @@ from dure.events import (
     emit,
 )
 from dure.korean.decision import decision_event
-from dure.korean.route import decide_route, tool_hint
+from dure.korean.route import decide_route, names_a_tool, tool_hint
 from dure.llm.answer import answer_in_kind
 from dure.memory import compact, format_summary_for_prompt
 from dure.sources import Source, unique_sources
@@ -183,7 +183,7 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     if failures:
         return _honest(honest.tools_failed(failures))
     model = deps.models("smart")
-    choice = _tool_choice(deps, messages)
+    choice = _tool_choice(deps, state)
     bound = model.bind_tools(deps.tools.schemas(), tool_choice=choice)
     prompt = [
         SystemMessage(build_system_prompt(state.get("summary"), state.get("context"))),
@@ -267,16 +267,23 @@ def _honest(text: str) -> AssistantState:
     return {"messages": [AIMessage(text)], "next_action": "end"}
 
 
-def _tool_choice(deps: Deps, messages: Sequence[BaseMessage]) -> str | None:
+def _tool_choice(deps: Deps, state: AssistantState) -> str | None:
     """`none` after `max_tool_rounds` rounds (answer with what you have); the name of the
     plainly needed tool on the turn's first call (see `tool_hint`: a name forces that tool,
-    as LangChain's `bind_tools` has it); else None, the model's choice."""
+    as LangChain's `bind_tools` has it); `none` when passages were found for a question that
+    names no tool's job (the documents answer it: offered tools, the local model called the
+    clock for "신청은 언제까지 해야 돼?" and answered with today's date); else None, the model's
+    choice."""
+    messages = state.get("messages", [])
     rounds = tool_rounds(messages)
     if rounds >= deps.settings.assistant.max_tool_rounds:
         return "none"
-    hint = tool_hint(last_question(messages)) if rounds == 0 else None
+    question = last_question(messages)
+    hint = tool_hint(question) if rounds == 0 else None
     if hint is not None and hint in deps.tools:
         return hint
+    if rounds == 0 and state.get("sources") and not names_a_tool(question):
+        return "none"
     return None
 
 
