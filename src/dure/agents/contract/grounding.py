@@ -2,8 +2,9 @@
 (`dure.honest.Gate` keeps out the figures the sources do not hold).
 
 `settled`: why what was collected suffices by rule, and the articles the answer rests on
-(`named_focus`: the articles a question names, when they are all it asks about). `missing_quotes`: what the answer is appended verbatim, at most two lines
-— the cited articles' paragraph nearest the question (multilingual-e5, the vectors search
+(`named_focus`: the articles a question names, when they are all it asks about).
+`missing_quotes`: what the answer is appended verbatim, at most two lines — the cited
+articles' paragraph nearest the question (multilingual-e5, the vectors search
 indexed) unless the answer already says it, and sentences of the cited articles that carry
 figures, share a word with the question and are not in the answer. The 1.5B model often gets
 the gist and drops the condition a reader needs ("사전 서면 승인", "법정이자", "통상의 사용으로
