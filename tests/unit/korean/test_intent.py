@@ -22,6 +22,7 @@ from dure.korean.smalltalk import is_greeting
         "땡큐 ㅋㅋ",
         "Thanks!",
         "hello",
+        "고맙!",
     ],
 )
 def test_obvious_chitchat(text: str) -> None:
@@ -36,6 +37,8 @@ def test_obvious_chitchat(text: str) -> None:
         "ㅋㅋ 그거 검색해줘",
         "네",  # after an offer this is a request, left to the classifier
         "좋아",
+        "ㅇㅋ",  # an acknowledgement, like "네"
+        "ㅇㅇ",
         "감사 인사 이메일 써줘",
         "",
         "   ",
