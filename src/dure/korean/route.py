@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
+from dure.korean.slots.when import RELATIVE_DAYS
 from dure.korean.smalltalk import is_smalltalk
 from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, StructuredOutputError, agenerate_structured
@@ -175,8 +176,8 @@ _NOW = re.compile(
     # "모레 무슨 요일이야?"): unbound, the model wrote "2023년 10월 15일입니다".
     r"(?:내일|모레|글피|어제|그제|그저께|(?:다음|이번|지난|저번|다다음)\s*주\s*[월화수목금토일]요일"
     r"|(?:다음|이번|지난|저번)\s*달\s*(?:말일|\d{1,2}\s*일)|(?:다음|이번)\s*주말"
-    # counted from today ("100일 뒤가", "오늘부터 1년 뒤면", "3주 후")
-    r"|(?:\d{1,3}\s*(?:일|주일?|개월|달|년)|이틀|사흘|열흘|보름|일주일|한\s*달)\s*(?:뒤|후)면?)"
+    # counted from today, as the date rules read it ("100일 뒤가", "오늘부터 1년 뒤면")
+    r"|(?:" + RELATIVE_DAYS.pattern + r")면?)"
     r"\s*(?:은|는|이|가)?\s*(?:며칠|몇\s*일|몇\s*월\s*며칠|무슨\s*요일|날짜)(?![에까])|"
     r"(?<![a-z])(?:what\s+time\s+is\s+it|current\s+time|today'?s\s+date|"
     r"what\s+day\s+is\s+(?:it\s+)?today)(?![a-z])",
