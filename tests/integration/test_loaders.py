@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,6 +115,70 @@ def test_korean_pdf(tmp_path: Path) -> None:
     assert doc.metadata["format"] == "pdf" and doc.metadata["pages"] == 2
     contract = parse_contract(doc.text, "pdf")
     assert [a.title for a in contract.articles] == ["목적", "하도급", "지체상금"]
+
+
+def make_printed_pdf(path: Path, title: str, articles: list[tuple[str, str]]) -> Path:
+    """A contract laid out by reportlab's paragraph engine on A5: lines wrap where the page
+    ends (inside words too), and every page has the title as a header and "- N -" below."""
+    from reportlab.lib.pagesizes import A5
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    font = "HYSMyeongJo-Medium"
+    pdfmetrics.registerFont(UnicodeCIDFont(font))
+    body = ParagraphStyle("body", fontName=font, fontSize=10, leading=15, wordWrap="CJK")
+
+    def running(canvas: Any, doc: Any) -> None:
+        canvas.setFont(font, 8)
+        canvas.drawString(40, A5[1] - 30, title)
+        canvas.drawCentredString(A5[0] / 2, 25, f"- {doc.page} -")
+
+    flow = [Paragraph(title, body)]
+    for heading, text in articles:
+        flow += [Paragraph(heading, body), *(Paragraph(p, body) for p in text.split("\n"))]
+    SimpleDocTemplate(str(path), pagesize=A5).build(flow, onFirstPage=running, onLaterPages=running)
+    return path
+
+
+def test_a_printed_pdf_reads_as_written(tmp_path: Path) -> None:
+    """Lines the page cut are whole again ("4시" + "간" → "4시간"), the running title and the
+    page numbers are out of the articles, and the title is still the document's."""
+    response = (
+        "① 을은 장애 접수 후 1시간 이내에 원격으로 대응을 시작하여야 하며, 긴급 장애의 경우 "
+        "4시간 이내에 현장에 도착하여야 한다.\n② 을은 장애 조치 후 3영업일 이내에 장애 보고서를 "
+        "갑에게 제출한다."
+    )
+    articles = [
+        (f"제{n}조 ({title})", response if title == "장애 대응" else text)
+        for n, (title, text) in enumerate(
+            [
+                (
+                    "목적",
+                    "이 계약은 물류관리시스템의 유지보수 업무를 위탁하는 데 필요한 사항을 정한다.",
+                )
+            ]
+            + [
+                ("장애 대응", ""),
+                ("대금", "월 대금은 금 사백오십만원으로 하고 매월 말일까지 지급한다."),
+            ]
+            * 5,
+            1,
+        )
+    ]
+    path = make_printed_pdf(tmp_path / "유지보수.pdf", "물류관리시스템 유지보수 계약서", articles)
+    doc = load_document(path)
+    assert doc.metadata["pages"] >= 2
+    contract = parse_contract(doc.text, "pdf")
+    assert contract.title == "물류관리시스템 유지보수 계약서"
+    assert [a.title for a in contract.articles] == [
+        title.split("(")[1][:-1] for title, _ in articles
+    ]
+    expected = response.split("\n")
+    for article in contract.articles[1::2]:
+        assert article.text.split("\n")[1:] == expected
+    assert "- 1 -" not in doc.text and doc.text.count("유지보수 계약서") == 1
 
 
 def test_docx_with_a_table(tmp_path: Path) -> None:

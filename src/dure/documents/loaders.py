@@ -1,4 +1,5 @@
-"""Read a file into text: .txt/.md (UTF-8, CP949/EUC-KR), .pdf, .docx/.hwp/.hwpx with tables.
+"""Read a file into text: .txt/.md (UTF-8, CP949/EUC-KR), .pdf (running headers and footers
+out, wrapped lines joined: `pdftext`), .docx/.hwp/.hwpx with tables.
 
 Every failure is a `DocumentError` whose Korean message names the file; limits on file size,
 page count and decompressed size stop oversized files and zip bombs before they cost memory.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dure.documents.pdftext import tidy_pages
 from dure.errors import DureError
 
 __all__ = [
@@ -158,7 +160,7 @@ def _read_pdf(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, A
         raise DocumentError(
             f"{path.name}: PDF를 읽을 수 없습니다 — 손상되었거나 잘린 파일입니다 ({e})."
         ) from e
-    text = "\n\n".join(parts)
+    text = tidy_pages(parts)
     if not text.strip():
         raise DocumentError(
             f"{path.name}: PDF에서 글자를 찾지 못했습니다 (스캔 이미지일 수 있습니다)."

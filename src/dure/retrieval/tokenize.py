@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
 
-__all__ = ["analyse", "kiwi_morphemes", "kiwi_tokens", "tagged", "whitespace_tokens"]
+__all__ = [
+    "analyse",
+    "kiwi_morphemes",
+    "kiwi_tokens",
+    "spaced_joins",
+    "tagged",
+    "whitespace_tokens",
+]
 
 #: Content tags: common/proper nouns, verb/adjective stems, roots, Latin, numbers, hanja.
 _KEEP = frozenset({"NNG", "NNP", "NR", "VV", "VA", "XR", "SL", "SN", "SH", "NP"})
@@ -68,3 +75,31 @@ _WS_PUNCT = re.compile(r"[^\w]+")
 def whitespace_tokens(text: str) -> list[str]:
     """Whitespace-separated words without punctuation (the baseline in the benchmarks)."""
     return [w for w in (_WS_PUNCT.sub("", w).lower() for w in text.split()) if w]
+
+
+#: Words on each side of a join that Kiwi reads to place a space.
+_JOIN_WORDS = 2
+
+
+def spaced_joins(joins: list[tuple[str, str]]) -> list[bool]:
+    """For each (text before, text after) that a line break cut apart: whether Kiwi's spacing
+    puts a space where they meet ("목적" + "으로" → no, "어느" + "일방의" → yes)."""
+    if not joins:
+        return []
+    tails = [" ".join(a.split()[-_JOIN_WORDS:]) for a, _ in joins]
+    heads = [" ".join(b.split()[:_JOIN_WORDS]) for _, b in joins]
+    kiwi = _kiwi()
+    with _lock:
+        spaced = list(kiwi.space([t + h for t, h in zip(tails, heads, strict=True)]))
+    return [_space_after(s, len(t.replace(" ", ""))) for s, t in zip(spaced, tails, strict=True)]
+
+
+def _space_after(text: str, letters: int) -> bool:
+    """Whether a space follows the first `letters` non-space characters of `text`."""
+    seen = 0
+    for i, ch in enumerate(text):
+        if ch != " ":
+            seen += 1
+            if seen == letters:
+                return text[i + 1 : i + 2] == " "
+    return False
