@@ -57,6 +57,51 @@ def make_docx(path: Path) -> Path:
     return path
 
 
+#: One list as Korean Word contracts set it up: 제%1조 / %2 circled / %3. / 가%4.
+NUMBERING = (
+    '<w:abstractNum xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+    'w:abstractNumId="90">{levels}</w:abstractNum>'
+)
+LEVEL = '<w:lvl w:ilvl="{i}"><w:start w:val="1"/><w:numFmt w:val="{fmt}"/><w:lvlText w:val="{text}"/></w:lvl>'
+
+
+def make_numbered_docx(path: Path, paragraphs: list[tuple[int | None, str]]) -> Path:
+    """A DOCX whose article numbers, ①② and items are Word list numbering, not typed text:
+    (list level or None, text) per paragraph; a second list instance restarts at 3."""
+    import docx
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    root = d.part.numbering_part.element
+    levels = [
+        ("decimal", "제%1조"),
+        ("decimalEnclosedCircle", "%2"),
+        ("decimal", "%3."),
+        ("ganada", "%4."),
+    ]
+    root.insert(
+        0,
+        parse_xml(
+            NUMBERING.format(
+                levels="".join(
+                    LEVEL.format(i=i, fmt=fmt, text=text) for i, (fmt, text) in enumerate(levels)
+                )
+            )
+        ),
+    )
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    root.append(parse_xml(f'<w:num {w} w:numId="90"><w:abstractNumId w:val="90"/></w:num>'))
+    d.add_paragraph("위탁 계약서")
+    for level, text in paragraphs:
+        paragraph = d.add_paragraph(text)
+        if level is not None:
+            num_pr = paragraph._p.get_or_add_pPr().get_or_add_numPr()
+            num_pr.get_or_add_numId().val = 90
+            num_pr.get_or_add_ilvl().val = level
+    d.save(str(path))
+    return path
+
+
 SECTION = (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
     '<hs:sec xmlns:hs="http://www.hancom.co.kr/hwpml/2011/section" '
@@ -190,6 +235,45 @@ def test_docx_with_a_table(tmp_path: Path) -> None:
     assert doc.text.index("제2조") < doc.text.index("| 책상") < doc.text.index("제3조")
     contract = parse_contract(doc.text, "docx")
     assert "| 책상 | 20 | 25만원 |" in contract.get("제2조").text
+
+
+def test_docx_list_numbers_are_read_as_drawn(tmp_path: Path) -> None:
+    """ "제1조", "①" and "가." made by Word's list numbering are in the text, counted as Word
+    counts them (a new article starts its ① again), so the contract has its articles."""
+    path = make_numbered_docx(
+        tmp_path / "위탁.docx",
+        [
+            (0, "(목적) 이 계약은 물류 업무의 위탁에 관한 사항을 정한다."),
+            (0, "(대금)"),
+            (1, "월 대금은 450만원으로 한다."),
+            (1, "대금은 다음 각 호의 계좌로 지급한다."),
+            (2, "을의 주거래 계좌"),
+            (3, "국민은행"),
+            (3, "신한은행"),
+            (2, "을이 지정한 다른 계좌"),
+            (None, "계좌를 바꾸려면 7일 전에 알린다."),
+            (0, "(해지)"),
+            (1, "어느 일방은 30일 전에 서면으로 해지를 통지할 수 있다."),
+        ],
+    )
+    text = load_document(path).text
+    assert text.split("\n") == [
+        "위탁 계약서",
+        "제1조 (목적) 이 계약은 물류 업무의 위탁에 관한 사항을 정한다.",
+        "제2조 (대금)",
+        "① 월 대금은 450만원으로 한다.",
+        "② 대금은 다음 각 호의 계좌로 지급한다.",
+        "1. 을의 주거래 계좌",
+        "가. 국민은행",
+        "나. 신한은행",
+        "2. 을이 지정한 다른 계좌",
+        "계좌를 바꾸려면 7일 전에 알린다.",
+        "제3조 (해지)",
+        "① 어느 일방은 30일 전에 서면으로 해지를 통지할 수 있다.",
+    ]
+    contract = parse_contract(text, "docx")
+    assert [a.title for a in contract.articles] == ["목적", "대금", "해지"]
+    assert "450만원" in contract.get("제2조").text
 
 
 def test_hwpx(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Read a file into text: .txt/.md (UTF-8, CP949/EUC-KR), .pdf (running headers and footers
-out, wrapped lines joined: `pdftext`), .docx/.hwp/.hwpx with tables.
+out, wrapped lines joined: `pdftext`), .docx (`word`)/.hwp/.hwpx with tables.
 
 Every failure is a `DocumentError` whose Korean message names the file; limits on file size,
 page count and decompressed size stop oversized files and zip bombs before they cost memory.
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dure.documents.pdftext import tidy_pages
+from dure.documents.word import docx_text
 from dure.errors import DureError
 
 __all__ = [
@@ -171,8 +172,6 @@ def _read_pdf(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, A
 def _read_docx(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, Any]]:
     _check_zip(path, limits, "DOCX")
     import docx
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
 
     try:
         document = docx.Document(str(path))
@@ -180,33 +179,8 @@ def _read_docx(path: Path, data: bytes, limits: Limits) -> tuple[str, dict[str, 
         raise DocumentError(
             f"{path.name}: DOCX를 읽을 수 없습니다 ({type(e).__name__}: {e})."
         ) from e
-    lines: list[str] = []
-    tables = 0
-    for block in document.iter_inner_content():
-        if isinstance(block, Paragraph):
-            style = (block.style.name if block.style is not None else "") or ""
-            text = block.text.strip()
-            if not text:
-                continue
-            level = re.match(r"(?:Heading|제목)\s*(\d)", style)
-            lines.append(("#" * int(level.group(1)) + " " if level else "") + text)
-        elif isinstance(block, Table):
-            tables += 1
-            lines.append(_table_text(block))
-    return "\n".join(lines), {"tables": tables}
-
-
-def _table_text(table: Any) -> str:
-    """A table as Markdown-like rows; merged cells repeat in python-docx, so drop repeats."""
-    rows: list[str] = []
-    for row in table.rows:
-        cells: list[str] = []
-        for cell in row.cells:
-            text = " ".join(cell.text.split())
-            if not cells or cells[-1] != text:
-                cells.append(text)
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
+    text, tables = docx_text(document)
+    return text, {"tables": tables}
 
 
 def _via_hwpforge(open_doc: Callable[[Any], Any]) -> tuple[str, dict[str, Any]] | str:
