@@ -246,6 +246,9 @@ class Gate:
     #: The answer's instructions: a sentence that says them again (the 1.5B model sometimes
     #: writes "질문에 답하는 금액·비율·기간·날짜는 제3조에 적힌 그대로 쓰세요.") is left out.
     instructions: str = ""
+    #: The prompt's own labels ("질문:", "## 직전 대화"): a line that opens with one repeats the
+    #: prompt and is left out with the instructions' echoes.
+    labels: re.Pattern[str] | None = None
     #: The current date-time: a date or time it holds is supported, its other numbers are not.
     clock: str = ""
     #: The user's articles (label → text) an answer may say it comes from (`misattributed`).
@@ -273,7 +276,9 @@ class Gate:
         if unsupported(checked, self.sources):
             self.dropped.append(sentence.strip())
             return ""
-        if self.instructions and echoes(sentence, self._instruction_trigrams, self._trigrams[1]):
+        if (self.labels and self.labels.match(sentence)) or (
+            self.instructions and echoes(sentence, self._instruction_trigrams, self._trigrams[1])
+        ):
             self.parroted.append(sentence.strip())
             return ""
         if self.question and echoes(sentence, *self._trigrams):

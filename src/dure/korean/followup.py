@@ -30,7 +30,12 @@ from dure.documents.refs import extract_article_refs
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
-from dure.korean.leaning import after_thanks, leans_on_previous_turn, opens_new_question
+from dure.korean.leaning import (
+    after_thanks,
+    leans_on_previous_turn,
+    names_new_topic,
+    opens_new_question,
+)
 from dure.korean.pointing import references_previous_turn
 from dure.korean.smalltalk import is_smalltalk
 from dure.korean.text import korean_sentence
@@ -93,6 +98,17 @@ def followup_by_rules(
     if leans_on_previous_turn(message):
         return FollowupResult(True, "rule", "주제어·조건만 있거나 이전 답변을 가리키는 말")
     return None
+
+
+def points_back(message: str, previous_turn: Sequence[Mapping[str, object]]) -> bool:
+    """Whether `message` is answered from the previous turn alone: it points back by a word ("그
+    조항", "방금"), or by its form ("부산은?", "위반하면?", `leans_on_previous_turn`) while naming
+    no subject the previous turn does not hold ("책임자 바꾸려면?" after a turn on 해지 is asked
+    of the documents too)."""
+    if after_thanks(message) is not None or references_previous_turn(message):
+        return True
+    earlier = [str(t["content"]) for t in previous_turn]
+    return leans_on_previous_turn(message) and not names_new_topic(message, earlier)
 
 
 def format_previous_turn(previous_turn: Sequence[Mapping[str, object]]) -> str:

@@ -18,7 +18,13 @@ from dure.korean.pointing import CONTENT_TAGS, references_previous_turn
 from dure.korean.smalltalk import is_greeting
 from dure.retrieval.tokenize import tagged as morphemes
 
-__all__ = ["after_thanks", "leans_on_previous_turn", "opens_new_question", "switches_topic"]
+__all__ = [
+    "after_thanks",
+    "leans_on_previous_turn",
+    "names_new_topic",
+    "opens_new_question",
+    "switches_topic",
+]
 
 #: What a question about the previous answer itself asks for ("근거는 어떤 법이야?", "출처 링크
 #: 있어?", "계산 기준이 뭐야?"): a message naming only these nouns asks about that answer.
@@ -225,3 +231,15 @@ def opens_new_question(text: str) -> bool:
     if rest is not None:
         return not (references_previous_turn(rest) or leans_on_previous_turn(rest))
     return switches_topic(text)
+
+
+def names_new_topic(text: str, earlier: Sequence[str]) -> bool:
+    """Whether `text` names a subject (a noun of two characters or more, not one about the answer
+    itself) that none of the `earlier` texts holds: "책임자 바꾸려면?" after a turn on 계약 해지
+    leans on that turn in form only, and what it asks is found elsewhere."""
+    held = re.sub(r"\s", "", " ".join(earlier)).lower()
+    return any(
+        len(form) >= 2 and form not in _ANSWER_META and form not in _REDO and form not in held
+        for form, tag in morphemes(text)
+        if tag.startswith(("NNG", "NNP", "SL"))
+    )

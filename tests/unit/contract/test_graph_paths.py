@@ -154,6 +154,42 @@ def test_a_follow_up_taken_wrongly_still_finds_its_article(make_harness):
     assert "영업비밀" in answer_prompt  # and the previous turn beside it
 
 
+def test_a_bare_follow_up_naming_a_new_subject_is_searched(make_harness):
+    """ "지체상금은?" leans on the previous turn in form (a rule says so), but the previous turn,
+    on 제4조, holds no 납기: it is searched as well (the 1.5B model, given only the previous
+    turn, echoed its own prompt)."""
+    h = make_harness(
+        {"respond": ["제4조에 따르면 영업비밀을 누설할 수 없습니다.", "1일당 1천분의 1입니다."]}
+    )
+    h.turn("제4조 보여줘")
+    events = h.turn("납기 못 지키면?")
+    assert decisions(events)["check_previous_context"] == "rule"
+    assert "tool_selected" in types(events)
+    assert evaluations(events) == [prompts.FOLLOW_UP_SEARCHED]
+    assert "지체일수 1일당 계약금액의 1천분의 1" in h.calls_by("respond")[1].prompt
+
+
+def test_a_bare_follow_up_on_the_previous_subject_is_answered_from_it(make_harness):
+    h = make_harness({"respond": ["제4조에 따르면 영업비밀을 누설할 수 없습니다.", "3년입니다."]})
+    h.turn("제4조 보여줘")
+    events = h.turn("영업비밀은?")
+    assert "tool_selected" not in types(events)
+    assert "영업비밀" in h.calls_by("respond")[1].prompt
+
+
+def test_an_answer_that_repeats_the_prompt_leaves_those_lines_out(make_harness):
+    echo = (
+        "## 직전 대화\n사용자: 제4조 보여줘\n\n(수집된 정보 없음)\n\n질문: 그거 어기면?\n"
+        "제4조에 따르면 영업비밀을 누설하면 안 됩니다."
+    )
+    h = make_harness({"respond": ["제4조에 따르면 영업비밀을 누설할 수 없습니다.", echo]})
+    h.turn("제4조 보여줘")
+    events = h.turn("그거 어기면?")
+    assert said(events).strip() == "제4조에 따르면 영업비밀을 누설하면 안 됩니다."
+    notes = [e.content for e in events if isinstance(e, Thinking) and e.step == "respond"]
+    assert "답변 지침을 그대로 옮긴 문장 4개를 답변에서 뺐습니다." in notes
+
+
 def test_standard_comparison_keeps_the_two_documents_apart(make_harness):
     h = make_harness(
         {"respond": ["제3조는 30일, 표준계약서 제4조는 14일 이내 지급입니다."]}, standard=True

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from dure.korean.followup import decide_followup, followup_by_rules
-from dure.korean.leaning import leans_on_previous_turn
+from dure.korean.leaning import leans_on_previous_turn, names_new_topic
 from dure.korean.pointing import references_previous_turn
 from dure.llm import ModelSet
 from dure.settings import Settings
@@ -313,3 +313,22 @@ def test_a_condition_without_a_question_of_its_own_leans_on_the_previous_turn(
     message: str, leans: bool
 ) -> None:
     assert leans_on_previous_turn(message) is leans
+
+
+@pytest.mark.parametrize(
+    ("message", "new"),
+    [
+        ("책임자 바꾸려면?", True),  # 책임자: not in the previous turn
+        ("SRT는?", True),
+        ("30일 안 지나면?", False),  # only what the previous turn holds
+        ("통지는?", False),
+        ("근거는?", False),  # about the answer itself
+        ("한 줄로 요약해줘", False),
+    ],
+)
+def test_a_new_subject_is_a_noun_the_previous_turn_does_not_hold(message: str, new: bool) -> None:
+    previous = [
+        "중간에 그만두고 싶으면 어떻게 해?",
+        "제12조에 따르면 30일 전에 서면으로 통지하면 됩니다.",
+    ]
+    assert names_new_topic(message, previous) is new

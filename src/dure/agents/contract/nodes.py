@@ -34,7 +34,7 @@ from dure.events import (
 )
 from dure.honest import Gate
 from dure.korean.decision import decision_event
-from dure.korean.followup import decide_followup
+from dure.korean.followup import decide_followup, points_back
 from dure.korean.scope import decide_scope
 from dure.korean.text import korean_sentence
 from dure.llm import StructuredOutputError, agenerate_structured
@@ -154,7 +154,9 @@ async def check_previous_context(state: ContractState, *, deps: Deps) -> Contrac
         emit(decision_event("check_previous_context", d.decided_by, verdict, d.reason))
     return {
         "need_previous_context": d.refers_to_previous,
-        "previous_pointed": d.refers_to_previous and d.decided_by == "rule",
+        "previous_pointed": d.refers_to_previous
+        and d.decided_by == "rule"
+        and points_back(state["user_message"], previous),
         "decision_log": [*state.get("decision_log", []), entry],
     }
 
@@ -365,6 +367,7 @@ async def respond(state: ContractState, *, deps: Deps) -> ContractState:
             [s.text for s in retrieved] + [question] + previous,
             question=question,
             instructions=prompts.RESPOND_TASK,
+            labels=prompts.PROMPT_LABELS,
             articles={
                 s.article_no: s.text for s in retrieved if s.kind == "contract" and s.article_no
             },

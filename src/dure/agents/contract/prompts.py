@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dure.untrusted import DATA_RULE
 
 # ---------------------------------------------------------------- fixed messages
@@ -98,3 +100,10 @@ CONTEXT_OTHER = "## 기타 정보\n{body}"
 CONTEXT_PREVIOUS = "## 직전 대화\n{previous_turn}"
 CONTEXT_FAILED = "{tool} 실패: {why}"
 CONTEXT_EMPTY = "(수집된 정보 없음)"
+#: The labels above, and the previous turn's (`사용자:` / `챗봇:`): an answer line opening with one
+#: repeats the prompt (the 1.5B model, given only the previous turn, wrote "## 직전 대화",
+#: "사용자: …", "(수집된 정보 없음)", "질문: …" and nothing else).
+PROMPT_LABELS = re.compile(
+    r"^[#>*\s-]*(?:(?:직전 대화|수집된 정보|사용자 계약서|표준계약서|기타 정보)\s*(?:$|[:(])"
+    r"|\(수집된 정보 없음\)|(?:질문|사용자|챗봇)\s*:)"
+)
