@@ -168,8 +168,19 @@ def rule_route(question: str, has_collection: bool) -> RouteDecision | None:
 # (measured: the 1.5B default model answered "123 * 456" with 51488). Patterns are strict on
 # purpose — a date such as 3/15 or a remembered "몇 시에" must not trigger them.
 _EXPRESSION = re.compile(r"\d\s*[-+*/×÷^%]\s*\(?\s*\d")
-_CALC_INTENT = re.compile(r"계산|얼마|=|결과|답은")
-_KOREAN_OPERATOR = re.compile(r"\d\s*(곱하기|나누기|더하기|빼기)\s*\d")
+_CALC_INTENT = re.compile(
+    r"계산|얼마|=|결과|답은|(?<![a-z])(?:calculate|compute|what\s+is|what's|how\s+much|equals?)"
+    r"(?![a-z])",
+    re.IGNORECASE,
+)
+#: An operator in words, and a share of an amount ("2,340의 15%", "100만원의 3.5프로", "15% of
+#: 2,340"): the 1.5B model answered "What is 15% of 2,340?" with 341.0 from memory.
+_WORD_OPERATOR = re.compile(
+    r"\d\s*(?:곱하기|나누기|더하기|빼기|times|plus|minus|multiplied\s+by|divided\s+by)\s*\d"
+    r"|\d\s*(?:[만천억]\s*)?원?\s*의\s*\d+(?:\.\d+)?\s*(?:%|퍼센트|프로)"
+    r"|\d\s*(?:%|percent)\s+of\s+[$₩]?\s*\d",
+    re.IGNORECASE,
+)
 _NOW = re.compile(
     r"지금\s*몇\s*시|현재\s*시각|지금\s*시간|오늘\s*날짜|오늘(은|이)?\s*무슨\s*요일|오늘(이)?\s*며칠|"
     # A day counted from today, asked as a date or a weekday ("다음 주 금요일이 며칠이야?",
@@ -242,7 +253,7 @@ def tool_hint(question: str) -> str | None:
     if _STRONG_DOC.search(text) or _WEAK_DOC.search(text) or _CODE.search(text):
         return None
     calc = bool(
-        (_EXPRESSION.search(text) and _CALC_INTENT.search(text)) or _KOREAN_OPERATOR.search(text)
+        (_EXPRESSION.search(text) and _CALC_INTENT.search(text)) or _WORD_OPERATOR.search(text)
     )
     wanted = [
         tool

@@ -1,10 +1,11 @@
 """The `get_current_datetime` tool: today's date and the time, in Asia/Seoul unless asked, and
-the date of a day named in words ("다음 주 금요일", by `dure.korean.slots.when.named_day`)."""
+the date of a day named in words ("다음 주 금요일", "크리스마스", by
+`dure.korean.slots.when.named_day`) and how many days ahead it is."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field
@@ -25,7 +26,8 @@ class DatetimeArgs(BaseModel):
     day: str | None = Field(
         None,
         max_length=40,
-        description="날짜와 요일을 알고 싶은 날 (예: 다음 주 금요일, 모레, 12월 25일). 생략하면 오늘",
+        description="날짜와 요일을 알고 싶은 날 (예: 다음 주 금요일, 모레, 12월 25일, 크리스마스). "
+        "생략하면 오늘",
     )
 
 
@@ -38,6 +40,13 @@ def format_datetime(moment: datetime) -> str:
     )
 
 
+def _from_today(day: date, today: date) -> str:
+    """ "오늘", or how many days ahead `day` is ("오늘부터 25일 뒤"): a D-day is the tool's count,
+    not the model's."""
+    days = (day - today).days
+    return "오늘" if days == 0 else f"오늘부터 {days}일 뒤"
+
+
 def datetime_tool(now: Callable[[ZoneInfo], datetime] = datetime.now) -> Tool:
     """The `get_current_datetime` tool; `now(zone)` is the clock (tests pass a fixed one)."""
 
@@ -46,15 +55,19 @@ def datetime_tool(now: Callable[[ZoneInfo], datetime] = datetime.now) -> Tool:
         try:
             zone = ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError):
-            return ToolResult.fail(
-                f"알 수 없는 시간대입니다: {name!r} (예: Asia/Seoul, Europe/London)"
-            )
+            if "/" in name or day:
+                return ToolResult.fail(
+                    f"알 수 없는 시간대입니다: {name!r} (예: Asia/Seoul, Europe/London)"
+                )
+            # No zone's name ("크리스마스", "day"): a plan's plain input, read as the day.
+            zone, day = ZoneInfo(DEFAULT_ZONE), name
         moment = now(zone)
         if not day or not day.strip():
             return ToolResult(ok=True, content=format_datetime(moment))
         found = named_day(day, moment)
         said = (
-            f"{found[0]}: {found[1]:%Y-%m-%d} ({WEEKDAYS[found[1].weekday()]}요일)"
+            f"{found[0]}: {found[1]:%Y-%m-%d} ({WEEKDAYS[found[1].weekday()]}요일), "
+            f"{_from_today(found[1], moment.date())}"
             if found
             else f"'{day.strip()}': 이 날은 규칙으로 읽지 못했습니다 (예: 다음 주 금요일, 12월 25일)."
         )

@@ -107,6 +107,13 @@ def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
         ("123 * 456 계산해줘", "calculator"),
         ("(15+27)^2는 얼마야", "calculator"),
         ("3.5 곱하기 12는?", "calculator"),
+        ("2,340의 15%는?", "calculator"),  # a share of an amount
+        ("100만원의 3.5프로는 얼마야", "calculator"),
+        ("What is 15% of 2,340?", "calculator"),
+        ("How much is 12 times 34?", "calculator"),
+        ("calculate 1234*5678", "calculator"),
+        ("계약금의 10%는 얼마야?", None),  # no amount: the user's papers hold it
+        ("2026년의 5%는 지났어", None),
         ("지금 몇 시야?", "get_current_datetime"),
         ("오늘이 무슨 요일이지", "get_current_datetime"),
         ("다음 주 목요일이 며칠이지?", "get_current_datetime"),  # a day counted from today

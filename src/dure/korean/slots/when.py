@@ -3,7 +3,8 @@
 Rules (no LLM): 오늘/내일/모레/글피 (today / tomorrow); 이번 주·다음 주 + 요일 (weeks start on
 Monday; "이번 주 월요일" already past means next week's); a bare 요일 is its next occurrence
 (today included); "3월 7일"; "3일 뒤", "이틀 후", "한 달 뒤", "오늘부터 1년 뒤", "2주 후
-금요일"; "다음 달 3일", and a bare "20일" before a time
+금요일"; fixed-date days by name ("크리스마스", "한글날": `HOLIDAYS`, the next one); "다음 달
+3일", and a bare "20일" before a time
 or a meal (this month's if still ahead, else next month's). Times: "12시 반", "12시 30분",
 "12:30", "정오", "오후 1시" ("12:30pm", "noon"); without 오전/오후 an hour from 1 to 6 is
 afternoon. "점심" alone is no time. "10시부터 12시까지" is a start and a duration. A time without
@@ -40,8 +41,27 @@ _TO = re.compile(r"\s*(?:으로|로)(?![가-힣])")
 
 _RELATIVE = {"오늘": 0, "금일": 0, "내일모레": 2, "내일": 1, "모레": 2, "글피": 3}
 _RELATIVE_EN = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "tmr": 1}
+#: Days with a fixed date every year, by name (the lunar ones, 설날 and 추석, move: not here).
+HOLIDAYS = {
+    **dict.fromkeys(("신정", "새해 첫날"), (1, 1)),
+    **dict.fromkeys(("발렌타인데이", "밸런타인데이"), (2, 14)),
+    "삼일절": (3, 1),
+    "화이트데이": (3, 14),
+    "어린이날": (5, 5),
+    "어버이날": (5, 8),
+    "현충일": (6, 6),
+    "제헌절": (7, 17),
+    "광복절": (8, 15),
+    "개천절": (10, 3),
+    "한글날": (10, 9),
+    **dict.fromkeys(("할로윈", "핼러윈", "halloween"), (10, 31)),
+    "빼빼로데이": (11, 11),
+    **dict.fromkeys(("크리스마스이브", "christmas eve"), (12, 24)),
+    **dict.fromkeys(("크리스마스", "성탄절", "christmas"), (12, 25)),
+}
 DATE = re.compile(
-    rf"(?P<rel>{alternation(_RELATIVE)}|낼(?=\s|$|[,.]))"
+    rf"(?<![A-Za-z])(?P<hol>(?i:{alternation(HOLIDAYS)}))(?![A-Za-z])"
+    rf"|(?P<rel>{alternation(_RELATIVE)}|낼(?=\s|$|[,.]))"
     rf"|(?<![A-Za-z])(?P<en>(?i:{alternation(_RELATIVE_EN)}))(?![A-Za-z])"
     r"|(?P<wk>이번\s*주|금주|다다음\s*주|다음\s*주|담주|차주)?\s*(?P<wd>[월화수목금토일])(?:요일|욜)"
     r"|(?:(?P<y>\d{4})\s*년\s*)?(?P<mo>\d{1,2})\s*월\s*(?P<d>\d{1,2})\s*일"
@@ -145,7 +165,11 @@ def extract_dates(u: Utterance, now: datetime) -> None:
     """Dates (`date`)."""
     today = now.date()
     for m in DATE.finditer(u.text):
-        if m.group("rel"):
+        if m.group("hol"):
+            month, mday = HOLIDAYS[m.group("hol").lower()]
+            day = date(today.year, month, mday)
+            day = day if day >= today else day.replace(year=today.year + 1)
+        elif m.group("rel"):
             day = today + timedelta(days=_RELATIVE.get(m.group("rel"), 1))
         elif m.group("en"):
             day = today + timedelta(days=_RELATIVE_EN[m.group("en").lower()])
