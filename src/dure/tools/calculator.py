@@ -1,6 +1,7 @@
 """The `calculator` tool: arithmetic by walking the expression's syntax tree (never `eval`).
 
-Only numbers, the four operations, `//`, `%`, powers, parentheses and a few math functions
+Only numbers, the four operations, `//`, `%` (a remainder between two numbers, a percent after
+one: "2340 * 15%", "15% of 2340", "2340의 15%"), powers, parentheses and a few math functions
 are understood; anything else (names, attributes, subscripts, lambdas…) is refused. Powers
 and factorials are bounded before they are computed, and every intermediate integer is
 bounded in size, so `9**9**9` is refused instantly instead of eating the server.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -74,6 +76,11 @@ _FUNCTIONS: dict[str, Callable[..., Number]] = {
 
 # Symbols people type for arithmetic that Python spells differently.
 _TRANSLATE = str.maketrans({"×": "*", "÷": "/", "−": "-", "（": "(", "）": ")"})
+#: Shares as people write them: "2340 * 15%", "15% of 2340", "2340의 15%". A "%" after a number
+#: and before no number is a percent ("7 % 3" stays the remainder); "의" / "of" between two
+#: figures is a product (the 1.5B model computed "What is 15% of 2,340?" as 2340 * 15).
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%(?!\s*[\d.(])")
+_SHARE_OF = re.compile(r"(?<=[\d)])\s*(?:의|(?<![a-z])of(?![a-z]))\s*(?=[\d(])", re.IGNORECASE)
 
 
 def _power(base: Number, exponent: Number) -> Number:
@@ -157,7 +164,9 @@ def _format(value: Number) -> str:
 
 def evaluate(expression: str) -> str:
     """The value of an arithmetic expression as text, or `CalculatorError` (Korean message)."""
-    text = expression.strip().translate(_TRANSLATE)
+    text = _SHARE_OF.sub(
+        " * ", _PERCENT.sub(r"(\1 / 100)", expression.strip().translate(_TRANSLATE))
+    )
     if not text:
         raise CalculatorError("계산식이 비어 있습니다.")
     if len(text) > MAX_EXPRESSION_CHARS:
@@ -181,7 +190,9 @@ def evaluate(expression: str) -> str:
 class CalculatorArgs(BaseModel):
     """Arguments of `calculator`."""
 
-    expression: str = Field(description="계산식, 예: 123 * 456, (3 + 4) ** 2, sqrt(2)")
+    expression: str = Field(
+        description="계산식, 예: 123 * 456, (3 + 4) ** 2, sqrt(2), 2340 * 15% (퍼센트는 % 그대로)"
+    )
 
 
 def _calculate(expression: str) -> ToolResult:

@@ -27,6 +27,12 @@ from dure.tools.calculator import CalculatorError, calculator_tool, evaluate
         ("2 ** -2", "0.25"),
         ("10 ** 100", str(10**100)),
         ("round(pi, 2)", "3.14"),
+        ("2340 * 15%", "351"),  # a percent after a number
+        ("15% of 2340", "351"),
+        ("2340의 15%", "351"),
+        ("50%", "0.5"),
+        ("1000 * (1 + 3.5%) ** 2", "1071.225"),
+        ("7 %3", "1"),  # between two numbers: the remainder
     ],
 )
 def test_evaluates_arithmetic(expression: str, value: str) -> None:
