@@ -600,6 +600,22 @@ async def test_an_answer_left_with_no_sentence_gives_the_results_themselves(
     assert "".join(e.content for e in events if e.type == "token") == answer
 
 
+async def test_a_bare_result_shown_by_rule_says_what_it_computed(settings: Settings) -> None:
+    """The 1.5B model wrote a year's interest the calculator never gave ("17만 5천원" is in its
+    expression, not its result): the answer left is the result, with what was computed ("350000"
+    alone said nothing)."""
+    h = harness(
+        settings,
+        [
+            intent("new_question", "500만원 연 3.5% 단리 2년 이자", True),
+            plan({"step_id": 1, "tool": "calculator", "input": "175000+175000"}),
+            "1년 이자는 17만 5천원입니다.",
+        ],
+    )
+    answer = done(await h.turn("500만원을 연 3.5% 단리로 2년 맡기면 이자가 얼마야?")).content
+    assert answer.endswith("\n- 175000+175000 → 350000")
+
+
 @pytest.mark.parametrize(
     ("request_text", "planned", "named"),
     [

@@ -272,6 +272,22 @@ def _unrecovered_failures(past: list[dict[str, Any]]) -> list[str]:
     )
 
 
+def _succeeded(past: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in past if r.get("status") == "success"]
+
+
+def _result_line(record: dict[str, Any]) -> str:
+    """A step's output, after what the step was given when the output is a bare value
+    ("5000000 * 0.035 * 2 → 350000", not "350000" alone)."""
+    output = str(record["output"]).strip()
+    given = record["step"].get("input")
+    if isinstance(given, dict) and len(given) == 1:
+        given = next(iter(given.values()))
+    if isinstance(given, str) and given.strip() and len(output) <= 40 and "\n" not in output:
+        return f"{given.strip()} → {output}"
+    return output
+
+
 async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     """One streamed LLM call: tool results (FINAL_ANSWER_PROMPT) or plain conversation."""
     emit(Generating(content="답변을 작성하는 중입니다."))
@@ -312,7 +328,7 @@ async def final_answer(state: PTEState, *, deps: Deps) -> PTEState:
     result, note = reply.text, ""
     if gate is not None:
         gate.report()
-        result = gate.settle(result, list(outputs.values()))
+        result = gate.settle(result, list(dict.fromkeys(_result_line(r) for r in _succeeded(past))))
         failed = _unrecovered_failures(past)
         if failed:  # what could not be checked is said by rule, whatever the answer says
             note = honest.partly_failed(failed)
