@@ -112,6 +112,8 @@ async def _stream(
 
 
 #: The reminder for the second attempt, and the fixed answer when that one is not Korean either.
+IN_ENGLISH = "사용자가 영어로 물었습니다. 위 지침과 달리 영어로 답하세요 (answer in English)."
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 KOREAN_AGAIN = "방금 답변은 한국어가 아니었습니다. 반드시 한국어로만 답하세요."
 NOT_KOREAN = "죄송합니다. 한국어로 답변을 만들지 못했습니다. 질문을 조금 바꾸어 다시 물어봐 주세요."
 
@@ -143,7 +145,9 @@ async def answer_in_kind(
     another language is left out. A reply of tool calls (tools bound) shows nothing.
     """
     if not any("가" <= c <= "힣" for c in question):
-        return await _stream(model, messages, max_tokens, show)
+        # The prompts ask for Korean; an English question is answered in English.
+        asked = [SystemMessage(IN_ENGLISH)] if len(_LATIN_WORD.findall(question)) >= 2 else []
+        return await _stream(model, [*messages, *asked], max_tokens, show)
     shown = False
     held: list[str] = []  # short Latin sentences ("Hello!") before the answer's language shows
 

@@ -7,6 +7,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from dure.llm.answer import (
+    IN_ENGLISH,
     KOREAN_AGAIN,
     LOOP_SPAN,
     NOT_KOREAN,
@@ -73,6 +74,15 @@ async def test_korean_with_latin_names_and_english_questions_pass():
         "What is LangGraph?", model, [HumanMessage("What is LangGraph?")], 100, lambda s: s, print
     )
     assert answer.text == "LangGraph is a graph framework."
+    assert model.calls[0].messages[-1].content == IN_ENGLISH  # the prompts' Korean, overruled
+    for question, told in (
+        ("LangGraph가 뭐야?", False),
+        ("123*456?", False),
+        ("What is it?", True),
+    ):
+        model = ScriptedChatModel(["…"])
+        await answer_in_kind(question, model, [HumanMessage(question)], 100, lambda s: s, print)
+        assert (model.calls[0].messages[-1].content == IN_ENGLISH) is told
 
 
 async def test_a_list_marker_is_not_a_sentence_of_its_own():
