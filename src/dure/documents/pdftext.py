@@ -63,7 +63,6 @@ def _edges(lines: list[str]) -> list[str]:
 def _strip_running(lines: list[str], running: set[str]) -> list[str]:
     """The page's lines without its running lines (each once: page 1's header may also be the
     document's title) and page numbers at its edges."""
-    lines = [line for line in lines if line.strip()]
     edges = set(range(EDGE_LINES)) | set(range(len(lines) - EDGE_LINES, len(lines)))
     dropped: set[str] = set()
     kept = []
@@ -77,18 +76,16 @@ def _strip_running(lines: list[str], running: set[str]) -> list[str]:
 
 
 def _full_width(lines: list[str]) -> int:
-    """The length of the page's full lines: the 90th percentile of its line lengths."""
-    lengths = sorted(len(line) for line in lines if line.strip())
+    """The length of the document's full lines: the 90th percentile of its line lengths."""
+    lengths = sorted(len(line) for line in lines)
     return lengths[int(len(lengths) * 0.9)] if lengths else 0
 
 
 def _wraps(line: str, following: str, width: int) -> bool:
     """Whether `line` runs on into `following` (the page's width cut it, not its author)."""
     return bool(
-        line.strip()
-        and following.strip()
-        and len(line.rstrip()) >= SHORT_LINE * width
-        and not _BLOCK_END.search(line.rstrip())
+        len(line) >= SHORT_LINE * width
+        and not _BLOCK_END.search(line)
         and not _BLOCK_START.match(following)
     )
 
@@ -105,9 +102,9 @@ def _spaced(joins: list[tuple[str, str]]) -> list[bool]:
 
 
 def tidy_pages(pages: list[str]) -> str:
-    """The text of `pages` (one string each, as extracted): running lines dropped, a line the
-    page cut joined to the next (across a page break too), every other line break kept."""
-    split = [[line.rstrip() for line in page.split("\n")] for page in pages]
+    """The text of `pages` (one string each, as extracted): blank and running lines dropped, a
+    line the page cut joined to the next (across a page break too), every other line break kept."""
+    split = [[line.rstrip() for line in page.split("\n") if line.strip()] for page in pages]
     running = _running(split)
     lines = [line for page in split for line in _strip_running(page, running)]
     width = _full_width(lines)
