@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dure import honest
 from dure.agents.contract.state import ToolCall
 from dure.agents.contract.tools import (
     GET_ARTICLE_BY_INDEX,
@@ -227,7 +228,8 @@ def named_sources(question: str, retrieved: list[Source]) -> list[Source]:
 
 
 def cited_sources(answer: str, collected_info: list[dict[str, Any]]) -> list[Source]:
-    """The retrieved articles the answer cites by number; all retrieved ones if it cites none.
+    """The retrieved articles the answer cites by number; if it cites none, those whose words it
+    has (`honest.cited`: an English answer that named no article listed all three searched).
 
     The same number may exist in both documents: a number the answer only ever mentions right
     after "표준" ("표준계약서 제5조") does not cite the user's contract's article of that number.
@@ -245,4 +247,4 @@ def cited_sources(answer: str, collected_info: list[dict[str, Any]]) -> list[Sou
         if s.article_no
         and (s.article_no in plain or (s.kind == "standard" and s.article_no in after_standard))
     ]
-    return cited or retrieved
+    return cited or honest.cited(answer, retrieved)
