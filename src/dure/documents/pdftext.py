@@ -14,7 +14,9 @@ digits aside — on at least half the pages, or a bare page number) and joins a 
 the next one. A line break stays where a block starts (제N조, ①, "1.", "가.", a bullet), after a
 sentence or heading end, and after a line much shorter than the page's full lines. Whether the
 join needs a space is Kiwi's call on the words either side ("목적"+"으로" → "목적으로",
-"어느"+"일방의" → "어느 일방의"); between Latin words it is always a space.
+"어느"+"일방의" → "어느 일방의"); between Latin words it is always a space. A table the PDF
+flattened into lines (a header of words, rows of as many cells with figures) has each row
+written with its column names (`_tables`), and no table line is joined.
 """
 
 from __future__ import annotations
@@ -101,6 +103,55 @@ def _spaced(joins: list[tuple[str, str]]) -> list[bool]:
     return answers
 
 
+#: A table flattened into lines: a header of words, then rows of as many cells, a label first
+#: and a figure (a cell that starts with a digit or ₩ / $) among the rest. Fewer rows than this is not told from prose.
+TABLE_ROWS = 2
+
+
+def _cells(line: str) -> list[str]:
+    return line.split()
+
+
+def _is_row(cells: list[str], width: int) -> bool:
+    return (
+        len(cells) == width
+        and bool(re.search(r"[^\W\d_]", cells[0]))
+        and any(re.match(r"[\d₩$]", c) for c in cells[1:])
+    )
+
+
+def _is_header(cells: list[str]) -> bool:
+    """Column names: two or more, each a word (not a figure), not a sentence's end."""
+    return (
+        len(cells) >= 2
+        and all(re.search(r"[^\W\d_]", c) and not re.match(r"[\d₩$]", c) for c in cells)
+        and not re.search(r"(?:[.!?]|다)$", cells[-1])
+    )
+
+
+def _tables(lines: list[str]) -> dict[int, str]:
+    """Each flattened table's lines (index → text): the header as it is, each row written out
+    with its column names ("팀장 100,000원 40,000원" under "구분 숙박비(1박) 일비(1일)" → "팀장:
+    숙박비(1박) 100,000원, 일비(1일) 40,000원"): a small model read a bare row's figure as another
+    row's."""
+    found: dict[int, str] = {}
+    for i, line in enumerate(lines):
+        header = _cells(line)
+        if i in found or not _is_header(header):
+            continue
+        rows = 0
+        while i + 1 + rows < len(lines) and _is_row(_cells(lines[i + 1 + rows]), len(header)):
+            rows += 1
+        if rows < TABLE_ROWS:
+            continue
+        found[i] = line
+        for j in range(i + 1, i + 1 + rows):
+            label, *values = _cells(lines[j])
+            named = ", ".join(f"{h} {v}" for h, v in zip(header[1:], values, strict=True))
+            found[j] = f"{label}: {named}"
+    return found
+
+
 def tidy_pages(pages: list[str]) -> str:
     """The text of `pages` (one string each, as extracted): blank and running lines dropped, a
     line the page cut joined to the next (across a page break too), every other line break kept."""
@@ -108,13 +159,19 @@ def tidy_pages(pages: list[str]) -> str:
     running = _running(split)
     lines = [line for page in split for line in _strip_running(page, running)]
     width = _full_width(lines)
-    wraps = [i for i in range(len(lines) - 1) if _wraps(lines[i], lines[i + 1], width)]
+    tables = _tables(lines)
+    wraps = [
+        i
+        for i in range(len(lines) - 1)
+        if i not in tables and i + 1 not in tables and _wraps(lines[i], lines[i + 1], width)
+    ]
     spaced = dict(
         zip(wraps, _spaced([(lines[i], lines[i + 1].lstrip()) for i in wraps]), strict=True)
     )
     out: list[str] = []
     carry = ""
     for i, line in enumerate(lines):
+        line = tables.get(i, line)
         text = carry + line.lstrip() if carry else line
         carry = text + (" " if spaced[i] else "") if i in spaced else ""
         if not carry:

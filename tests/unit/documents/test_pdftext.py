@@ -73,3 +73,30 @@ def test_one_page_keeps_its_lines_and_a_lone_line_is_not_running() -> None:
     assert tidy_pages([text]) == "계약서\n제1조 (목적) 이 계약은 용역에 관한 것이다."
     pages = ["제1조 (목적) 용역에 관한 것이다.", "제2조 (대금) 대금은 100만원이다."]
     assert tidy_pages(pages) == "\n".join(pages)
+
+
+def test_a_flattened_table_has_each_row_written_with_its_column_names() -> None:
+    text = tidy_pages(
+        [
+            "\n".join(
+                [
+                    "교통비는 실비로 정산한다.",
+                    "구분 숙박비(1박) 일비(1일)",
+                    "임원 150,000원 50,000원",
+                    "팀장 100,000원 40,000원",
+                    "숙박비는 한도 내에서 실비로 지급한다.",
+                    "위 계약을 증명함",  # one dated line under words is no table
+                    "2026년 12월 15일",
+                ]
+            )
+        ]
+    )
+    assert text.split("\n") == [
+        "교통비는 실비로 정산한다.",
+        "구분 숙박비(1박) 일비(1일)",
+        "임원: 숙박비(1박) 150,000원, 일비(1일) 50,000원",
+        "팀장: 숙박비(1박) 100,000원, 일비(1일) 40,000원",
+        "숙박비는 한도 내에서 실비로 지급한다.",
+        "위 계약을 증명함",
+        "2026년 12월 15일",
+    ]
