@@ -20,6 +20,7 @@ from dure.retrieval.tokenize import tagged as morphemes
 
 __all__ = [
     "after_thanks",
+    "asks_to_redo",
     "leans_on_previous_turn",
     "names_new_topic",
     "opens_new_question",
@@ -231,6 +232,13 @@ def opens_new_question(text: str) -> bool:
     if rest is not None:
         return not (references_previous_turn(rest) or leans_on_previous_turn(rest))
     return switches_topic(text)
+
+
+def asks_to_redo(text: str) -> bool:
+    """A request to redo or reformat the previous answer that names nothing else ("영어로",
+    "중학생도 알아듣게 다시 말해줘", "한 줄로 요약 ㄱㄱ")."""
+    morphs = morphemes(text)
+    return _redo_request(morphs) or _reformat_request(morphs)
 
 
 def names_new_topic(text: str, earlier: Sequence[str]) -> bool:

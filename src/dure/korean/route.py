@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from dure.korean import prompts
 from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
+from dure.korean.leaning import asks_to_redo, leans_on_previous_turn
 from dure.korean.slots.when import RELATIVE_DAYS
 from dure.korean.smalltalk import is_smalltalk
 from dure.korean.text import korean_sentence
@@ -268,6 +269,27 @@ def tool_hint(question: str) -> str | None:
     return wanted[0] if len(wanted) == 1 else None  # none, or several: the model chooses
 
 
+async def _as_before(
+    question: str, history: Sequence[BaseMessage], has_documents: bool, models: ModelSet
+) -> RouteResult | None:
+    """Where the previous question went (by its rules or the bank), for a message that leans on
+    it by its form (a bare topic or condition): more of the same is asked of the same place ("친척 집에서 자면?" after a
+    question on the travel rules went to the agent, bank 0.59, and the model made up 15,000원)."""
+    earlier = next((str(m.content) for m in reversed(history) if m.type == "human"), "")
+    if not earlier or is_smalltalk(earlier) or not leans_on_previous_turn(question):
+        return None
+    if asks_to_redo(question):
+        return None  # a redo of the answer ("한 줄로 요약해줘") needs no place of its own
+    reason = "이전 질문에 이어지는 질문이라 같은 곳에서 답함"
+    before = rule_route(earlier, has_documents)
+    if before is not None:
+        return RouteResult(before.route, reason, "rule")
+    vote = await ROUTE_TIER2.adecide(models.settings, earlier)
+    if vote is not None and vote.label in ROUTES:
+        return RouteResult(ROUTES[vote.label], reason, "embedding")
+    return None
+
+
 @reported("route")
 async def decide_route(
     question: str,
@@ -285,6 +307,8 @@ async def decide_route(
     ruled = rule_route(question, has_documents)
     if ruled is not None:
         return RouteResult(ruled.route, ruled.reason, "rule")
+    if followed := await _as_before(question, history, has_documents, models):
+        return followed
     vote = await ROUTE_TIER2.adecide(models.settings, question)
     if vote is not None and vote.label in ROUTES:
         return RouteResult(ROUTES[vote.label], f"예문 유사도 {vote.share:.2f}", "embedding")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 
 from dure.embeddings import shared_e5
 from dure.korean.bank import Bank, Logistic, bank_rows
@@ -79,6 +80,20 @@ async def test_route_decided_by_the_bank(no_llm: ModelSet) -> None:
     world = await decide_route("광합성이 뭔지 설명해줘", [], no_llm, has_documents=True)
     assert (docs.route, docs.decided_by) == ("rag", "embedding")
     assert (world.route, world.decided_by) == ("agent", "embedding")
+
+
+async def test_a_bare_condition_goes_where_the_previous_question_went(no_llm: ModelSet) -> None:
+    """Alone, "친척 집에서 자면?" is the agent's (the bank); after a question on the travel rules
+    it is asked of the same documents. A redo of the answer keeps its own route."""
+    alone = await decide_route("친척 집에서 자면?", [], no_llm, has_documents=True)
+    earlier = [HumanMessage("출장 숙박비 한도가 얼마였지"), AIMessage("팀원은 1박 8만 원입니다.")]
+    after = await decide_route("친척 집에서 자면?", earlier, no_llm, has_documents=True)
+    assert alone.route == "agent"
+    assert (after.route, after.decided_by) == ("rag", "embedding")
+    weather = [HumanMessage("오늘 서울 날씨 어때?"), AIMessage("맑고 12도입니다.")]
+    redo = await decide_route("한 줄로 요약해줘", earlier, no_llm, has_documents=True)
+    assert (await decide_route("부산은?", weather, no_llm, has_documents=True)).route == "agent"
+    assert redo.reason != after.reason
 
 
 async def test_followup_decided_by_the_bank(no_llm: ModelSet) -> None:
