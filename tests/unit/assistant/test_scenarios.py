@@ -382,9 +382,24 @@ async def test_a_figure_no_passage_holds_is_left_out_and_said_to_be(settings: Se
     bot = assistant(settings, ["연차는 1년에 15일입니다. 경조사 휴가는 5일입니다."])
     turn = await bot.turn("회사 휴가 정책이 뭐야?")
     assert turn.route == "rag"
-    assert turn.answer == "연차는 1년에 15일입니다."
+    assert turn.answer.startswith("연차는 1년에 15일입니다.\n\n문서 원문 — 휴가 정책: “")
     notes = [e.content for e in turn.events if isinstance(e, Thinking) and e.step == "agent"]
     assert any("수치가 있는 문장 1개" in n for n in notes)
+
+
+async def test_the_passage_sentence_nearest_the_question_follows_the_answer(
+    settings: Settings,
+) -> None:
+    """The 1.5B model answered with the wrong sentence's figure: the sentence nearest the
+    question follows, as written, so the reader has the document's own words."""
+    bot = assistant(settings, ["병가는 10일입니다."])
+    turn = await bot.turn("휴가 정책에서 반차 쓸 수 있어?")
+    quote = "\n\n문서 원문 — 휴가 정책: “연차는 반차로 나눠 쓸 수 있습니다.”"
+    assert turn.answer == "병가는 10일입니다." + quote
+    assert "".join(e.content for e in turn.events if e.type == "token") == turn.answer
+    said = assistant(settings, ["네, 연차는 반차로 나눠 쓸 수 있습니다."])
+    turn = await said.turn("휴가 정책에서 반차 쓸 수 있어?")
+    assert turn.answer == "네, 연차는 반차로 나눠 쓸 수 있습니다."  # said already: no quote
 
 
 async def test_without_documents_or_tools_the_answer_is_not_gated(settings: Settings) -> None:

@@ -42,6 +42,7 @@ from dure.korean.decision import decision_event
 from dure.korean.route import decide_route, names_a_tool, tool_hint
 from dure.llm.answer import answer_in_kind
 from dure.memory import compact, format_summary_for_prompt
+from dure.quotes import document_quote
 from dure.sources import Source, unique_sources
 from dure.tools.approval import approve, policy
 from dure.tools.base import ToolResult
@@ -226,6 +227,10 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
         reply.text += note
     found = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     sources = honest.cited(reply.text, found) if found else []
+    quote = document_quote(question, reply.text, sources, deps.settings)
+    if quote:  # the documents' own words beside what the model made of them
+        emit(Token(content=quote))
+        reply.text += quote
     if sources:
         emit(SourcesEvent(content=sources))
     return {

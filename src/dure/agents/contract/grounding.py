@@ -28,8 +28,8 @@ from dure.agents.contract.state import ContractState
 from dure.documents.contract import Contract
 from dure.documents.refs import extract_article_refs
 from dure.embeddings import Embedder, EmbeddingError
-from dure.honest import trigrams
 from dure.korean.figures import figures, unsupported
+from dure.quotes import says
 from dure.retrieval.paragraphs import article_paragraphs
 from dure.sources import Source, unique_sources
 
@@ -43,11 +43,6 @@ _GENERIC = {
 }
 _CLAUSE = re.compile(r"(?<=다\.)\s+|\n+")
 MAX_QUOTES = 2
-#: A paragraph whose character trigrams the answer holds this much of is not quoted again;
-#: nor one that has figures, all of them in the answer, and this much of its trigrams
-#: (an answer that restates the paragraph in its own ending: "…까지입니다" for "…까지로 한다").
-SAID = 0.8
-SAID_WITH_FIGURES = 0.7
 _LABEL = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?(?:\s*\([^)]*\))?\s*")
 
 
@@ -97,7 +92,7 @@ def nearest_paragraph(
 ) -> tuple[Source, str] | None:
     """The paragraph of the contract `articles` nearest `question` (e5 cosine with the passage
     search embedded for it, so from the vector cache), without its article label; None when
-    the answer already holds it (`SAID`, `SAID_WITH_FIGURES`)."""
+    the answer already says it (`quotes.says`)."""
     owners: list[Source] = []
     lines: list[str] = []
     passages: list[str] = []
@@ -116,15 +111,7 @@ def nearest_paragraph(
         return None
     sims = embedder.embed_documents(passages) @ embedder.embed_query(question)
     best = int(np.argmax(sims))
-    line = lines[best]
-    own = trigrams(line)
-    held = len(own & trigrams(answer)) / max(len(own), 1)
-    # Said: most of its words, or nearly as many and every figure it has.
-    if held >= SAID or (
-        held >= SAID_WITH_FIGURES and figures(line) and not unsupported(line, [answer])
-    ):
-        return None
-    return owners[best], line
+    return None if says(answer, lines[best]) else (owners[best], lines[best])
 
 
 def missing_quotes(

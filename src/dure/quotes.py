@@ -1,0 +1,79 @@
+"""The sources' own words beside an answer: the line nearest the question, quoted verbatim.
+
+A 1.5B model reading retrieved passages sometimes answers with the wrong sentence ("출장 다녀와서
+정산 언제까지 해야 돼?" → "출발 3영업일 전까지", the application rule, where the passage said
+"돌아온 날부터 7일 이내에"). The contract agent quotes the nearest paragraph of the article its
+answer cites (`agents.contract.grounding`); the assistant quotes the nearest sentence of the
+document passages it cites (`document_quote`). Either way, a line the answer already says is not
+quoted again (`says`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from dure.embeddings import Embedder, EmbeddingError, get_embedder
+from dure.honest import trigrams
+from dure.korean.figures import figures, unsupported
+from dure.settings import Settings
+from dure.sources import Source
+
+__all__ = ["document_quote", "nearest_sentence", "says"]
+
+log = logging.getLogger(__name__)
+
+#: A line whose character trigrams the answer holds this much of is not quoted again; nor one
+#: that has figures, all of them in the answer, and this much of its trigrams (an answer that
+#: restates the line in its own ending: "…까지입니다" for "…까지로 한다").
+SAID = 0.8
+SAID_WITH_FIGURES = 0.7
+#: A sentence shorter than this (a heading, a table's header) says too little to quote.
+MIN_CHARS = 12
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|(?<=다\.)|\n+")
+
+
+def says(answer: str, line: str) -> bool:
+    """Whether `answer` already says `line` (see `SAID`, `SAID_WITH_FIGURES`)."""
+    own = trigrams(line)
+    held = len(own & trigrams(answer)) / max(len(own), 1)
+    return held >= SAID or (
+        held >= SAID_WITH_FIGURES and bool(figures(line)) and not unsupported(line, [answer])
+    )
+
+
+def nearest_sentence(
+    question: str, sources: Sequence[Source], embedder: Embedder
+) -> tuple[Source, str] | None:
+    """The sentence of `sources` nearest `question` (e5 cosine), with its source."""
+    owners: list[Source] = []
+    lines: list[str] = []
+    for source in sources:
+        for line in _SENTENCE.split(source.text):
+            if len(line.strip()) >= MIN_CHARS:
+                owners.append(source)
+                lines.append(line.strip())
+    if not lines:
+        return None
+    best = int(np.argmax(embedder.embed_documents(lines) @ embedder.embed_query(question)))
+    return owners[best], lines[best]
+
+
+def document_quote(question: str, answer: str, cited: Sequence[Source], settings: Settings) -> str:
+    """After an answer that rests on documents: the cited passages' sentence nearest the question,
+    as written ("\\n\\n문서 원문 — 출장 여비 규정 (5. 정산): “…”"), unless the answer says it;
+    "" without document passages or an embedder."""
+    documents = [s for s in cited if s.kind == "document" and s.text]
+    if not documents or not answer.strip():
+        return ""
+    try:
+        found = nearest_sentence(question, documents, get_embedder(settings))
+    except EmbeddingError as e:  # no quote is better than no answer
+        log.warning("no quote: the embedder failed (%s)", e)
+        return ""
+    if found is None or says(answer, found[1]):
+        return ""
+    return f"\n\n문서 원문 — {found[0].label()}: “{found[1]}”"
