@@ -273,8 +273,9 @@ async def _as_before(
     question: str, history: Sequence[BaseMessage], has_documents: bool, models: ModelSet
 ) -> RouteResult | None:
     """Where the previous question went (by its rules or the bank), for a message that leans on
-    it by its form (a bare topic or condition): more of the same is asked of the same place ("친척 집에서 자면?" after a
-    question on the travel rules went to the agent, bank 0.59, and the model made up 15,000원)."""
+    it by its form (a bare topic or condition): more of the same is asked of the same place
+    ("친척 집에서 자면?" after a question on the travel rules went to the agent, bank 0.59, and
+    the model made up 15,000원)."""
     earlier = next((str(m.content) for m in reversed(history) if m.type == "human"), "")
     if not earlier or is_smalltalk(earlier) or not leans_on_previous_turn(question):
         return None

@@ -111,9 +111,10 @@ async def _stream(
     return Reply(kept.strip(), calls, ident)
 
 
-#: The reminder for the second attempt, and the fixed answer when that one is not Korean either.
+#: Told after the (Korean) prompts when the question is English: two Latin words, no Hangul.
 IN_ENGLISH = "사용자가 영어로 물었습니다. 위 지침과 달리 영어로 답하세요 (answer in English)."
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+#: The reminder for the second attempt, and the fixed answer when that one is not Korean either.
 KOREAN_AGAIN = "방금 답변은 한국어가 아니었습니다. 반드시 한국어로만 답하세요."
 NOT_KOREAN = "죄송합니다. 한국어로 답변을 만들지 못했습니다. 질문을 조금 바꾸어 다시 물어봐 주세요."
 

@@ -41,8 +41,8 @@ def format_datetime(moment: datetime) -> str:
 
 
 def _from_today(day: date, today: date) -> str:
-    """ "오늘", or how many days ahead `day` is ("오늘부터 25일 뒤"): a D-day is the tool's count,
-    not the model's."""
+    """How far ahead `day` is, in words ("오늘", "오늘부터 25일 뒤"): a D-day is the tool's
+    count, not the model's."""
     days = (day - today).days
     return "오늘" if days == 0 else f"오늘부터 {days}일 뒤"
 
