@@ -111,9 +111,20 @@ async def _stream(
     return Reply(kept.strip(), calls, ident)
 
 
-#: Told after the (Korean) prompts when the question is English: two Latin words, no Hangul.
+#: Told after the (Korean) prompts when the question is English (`in_english`).
 IN_ENGLISH = "사용자가 영어로 물었습니다. 위 지침과 달리 영어로 답하세요 (answer in English)."
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}[.,!?'\"]*")
+
+
+def in_english(question: str) -> bool:
+    """Two words or more in Latin letters alone, and more of them than words with Hangul: "What
+    does 제5조 say?" is English, "LangGraph가 뭐야?" is not."""
+    words = question.split()
+    latin = sum(1 for w in words if _LATIN_WORD.fullmatch(w))
+    hangul = sum(1 for w in words if any("가" <= c <= "힣" for c in w))
+    return latin >= 2 and latin > hangul
+
+
 #: The reminder for the second attempt, and the fixed answer when that one is not Korean either.
 KOREAN_AGAIN = "방금 답변은 한국어가 아니었습니다. 반드시 한국어로만 답하세요."
 NOT_KOREAN = "죄송합니다. 한국어로 답변을 만들지 못했습니다. 질문을 조금 바꾸어 다시 물어봐 주세요."
@@ -145,10 +156,10 @@ async def answer_in_kind(
     more with a reminder (`notice` says so), then replaced by `NOT_KOREAN`. A later sentence in
     another language is left out. A reply of tool calls (tools bound) shows nothing.
     """
+    if in_english(question):  # the prompts ask for Korean: an English question is told otherwise
+        return await _stream(model, [*messages, SystemMessage(IN_ENGLISH)], max_tokens, show)
     if not any("가" <= c <= "힣" for c in question):
-        # The prompts ask for Korean; an English question is answered in English.
-        asked = [SystemMessage(IN_ENGLISH)] if len(_LATIN_WORD.findall(question)) >= 2 else []
-        return await _stream(model, [*messages, *asked], max_tokens, show)
+        return await _stream(model, messages, max_tokens, show)
     shown = False
     held: list[str] = []  # short Latin sentences ("Hello!") before the answer's language shows
 

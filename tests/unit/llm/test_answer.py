@@ -79,6 +79,8 @@ async def test_korean_with_latin_names_and_english_questions_pass():
         ("LangGraph가 뭐야?", False),
         ("123*456?", False),
         ("What is it?", True),
+        ("What does 제5조 say?", True),  # a Korean label in an English question
+        ("제5조 summary 해줘", False),
     ):
         model = ScriptedChatModel(["…"])
         await answer_in_kind(question, model, [HumanMessage(question)], 100, lambda s: s, print)
