@@ -233,6 +233,12 @@ def also_from(text: str, cited: str, articles: dict[str, str]) -> str | None:
     return holders[0] if len(holders) == 1 else None
 
 
+#: How a rule-written quote line opens ("문서 원문 — …", "조항 원문 — …", `dure.quotes`): a
+#: model that writes one copies an earlier answer's quote (the 1.5B model did, under "친척 집에서
+#: 자면?"), so the Gate leaves it out with the prompt's echoes.
+QUOTED = re.compile(r"^\s*(?:문서|조항)\s*원문\s*—")
+
+
 @dataclass
 class Gate:
     """Passes answer sentences whose figures the `sources` texts support (by value: "1천분의
@@ -276,8 +282,13 @@ class Gate:
         if unsupported(checked, self.sources):
             self.dropped.append(sentence.strip())
             return ""
-        if (self.labels and self.labels.match(sentence)) or (
-            self.instructions and echoes(sentence, self._instruction_trigrams, self._trigrams[1])
+        if (
+            QUOTED.match(sentence)
+            or (self.labels and self.labels.match(sentence))
+            or (
+                self.instructions
+                and echoes(sentence, self._instruction_trigrams, self._trigrams[1])
+            )
         ):
             self.parroted.append(sentence.strip())
             return ""

@@ -5,7 +5,7 @@ A 1.5B model reading retrieved passages sometimes answers with the wrong sentenc
 "돌아온 날부터 7일 이내에"). The contract agent quotes the nearest paragraph of the article its
 answer cites (`agents.contract.grounding`); the assistant quotes the nearest sentence of the
 document passages it cites (`document_quote`). Either way, a line the answer already says is not
-quoted again (`says`).
+quoted again (`says`), and a quote line the model writes itself is left out (`honest.QUOTED`).
 """
 
 from __future__ import annotations

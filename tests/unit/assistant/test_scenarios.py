@@ -400,6 +400,10 @@ async def test_the_passage_sentence_nearest_the_question_follows_the_answer(
     said = assistant(settings, ["네, 연차는 반차로 나눠 쓸 수 있습니다."])
     turn = await said.turn("휴가 정책에서 반차 쓸 수 있어?")
     assert turn.answer == "네, 연차는 반차로 나눠 쓸 수 있습니다."  # said already: no quote
+    # A quote line the model writes itself (copying an earlier answer's) is left out.
+    copied = "네, 쓸 수 있습니다.\n\n문서 원문 — 휴가 정책: “병가는 10일입니다.”"
+    turn = await assistant(settings, [copied]).turn("휴가 정책에서 반차 쓸 수 있어?")
+    assert turn.answer == "네, 쓸 수 있습니다." + quote
 
 
 async def test_without_documents_or_tools_the_answer_is_not_gated(settings: Settings) -> None:
