@@ -154,7 +154,8 @@ def _tables(lines: list[str]) -> dict[int, str]:
 
 def tidy_pages(pages: list[str]) -> str:
     """The text of `pages` (one string each, as extracted): blank and running lines dropped, a
-    line the page cut joined to the next (across a page break too), every other line break kept."""
+    line the page cut joined to the next (across a page break too), and every other line a
+    paragraph of its own (a blank line between: the chunker keeps a table's rows apart)."""
     split = [[line.rstrip() for line in page.split("\n") if line.strip()] for page in pages]
     running = _running(split)
     lines = [line for page in split for line in _strip_running(page, running)]
@@ -176,4 +177,4 @@ def tidy_pages(pages: list[str]) -> str:
         carry = text + (" " if spaced[i] else "") if i in spaced else ""
         if not carry:
             out.append(text)
-    return "\n".join(out)
+    return "\n\n".join(out)

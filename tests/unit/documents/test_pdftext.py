@@ -1,5 +1,6 @@
 """A PDF's page texts tidied: running headers, footers and page numbers out, lines the page
-cut joined back — with a space only where Korean spacing puts one."""
+cut joined back — with a space only where Korean spacing puts one — each paragraph, heading
+and table row apart (a blank line between them)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def test_running_lines_and_page_numbers_go_and_a_cut_word_is_whole_again() -> No
         ["간 이내에 현장에 도착하여야 한다.", "② 긴급 장애란 출고가 멈춘 장애를 말한다.", "- 2 -"],
         2,
     )
-    assert tidy_pages([first, second]).split("\n") == [
+    assert tidy_pages([first, second]).split("\n\n") == [
         "유지보수 계약서",
         "제5조 (장애 대응)",
         "① 을은 장애 접수 후 1시간 이내에 원격으로 대응을 시작하여야 하며, 긴급 장애의 경우 4시간 "
@@ -65,14 +66,14 @@ def test_line_breaks_the_author_made_stay() -> None:
         "짧은 줄",
         "다음 문단은 짧은 줄 뒤에 오므로 앞 줄과 이어 붙이지 않는다는 것을 확인하는 긴 문장입니다",
     ]
-    assert tidy_pages(["\n".join(lines)]).split("\n") == lines
+    assert tidy_pages(["\n".join(lines)]).split("\n\n") == lines
 
 
 def test_one_page_keeps_its_lines_and_a_lone_line_is_not_running() -> None:
     text = "계약서\n제1조 (목적) 이 계약은 용역에 관한 것이다.\n3"
-    assert tidy_pages([text]) == "계약서\n제1조 (목적) 이 계약은 용역에 관한 것이다."
+    assert tidy_pages([text]) == "계약서\n\n제1조 (목적) 이 계약은 용역에 관한 것이다."
     pages = ["제1조 (목적) 용역에 관한 것이다.", "제2조 (대금) 대금은 100만원이다."]
-    assert tidy_pages(pages) == "\n".join(pages)
+    assert tidy_pages(pages) == "\n\n".join(pages)
 
 
 def test_a_flattened_table_has_each_row_written_with_its_column_names() -> None:
@@ -91,7 +92,7 @@ def test_a_flattened_table_has_each_row_written_with_its_column_names() -> None:
             )
         ]
     )
-    assert text.split("\n") == [
+    assert text.split("\n\n") == [
         "교통비는 실비로 정산한다.",
         "구분 숙박비(1박) 일비(1일)",
         "임원: 숙박비(1박) 150,000원, 일비(1일) 50,000원",
