@@ -4,7 +4,7 @@ A 1.5B model reading retrieved passages sometimes answers with the wrong sentenc
 정산 언제까지 해야 돼?" → "출발 3영업일 전까지", the application rule, where the passage said
 "돌아온 날부터 7일 이내에"). The contract agent quotes the nearest paragraph of the article its
 answer cites (`agents.contract.grounding`); the assistant quotes the nearest sentence of the
-document passages it cites (`document_quote`). Either way, a line the answer already says is not
+document passages it found (`document_quote`). Either way, a line the answer already says is not
 quoted again (`says`), and a quote line the model writes itself is left out (`honest.QUOTED`).
 """
 
@@ -62,18 +62,21 @@ def nearest_sentence(
     return owners[best], lines[best]
 
 
-def document_quote(question: str, answer: str, cited: Sequence[Source], settings: Settings) -> str:
-    """After an answer that rests on documents: the cited passages' sentence nearest the question,
-    as written ("\\n\\n문서 원문 — 출장 여비 규정 (5. 정산): “…”"), unless the answer says it;
-    "" without document passages or an embedder."""
-    documents = [s for s in cited if s.kind == "document" and s.text]
+def document_quote(
+    question: str, answer: str, passages: Sequence[Source], settings: Settings
+) -> tuple[str, Source] | None:
+    """After an answer from documents: the passages' sentence nearest the question, as written
+    ("\\n\\n문서 원문 — 출장 여비 규정 (5. 정산): “…”"), with its passage — whichever passage the
+    answer rested on, since a misread answer may rest on the wrong one; None when the answer says
+    it, or without document passages or an embedder."""
+    documents = [s for s in passages if s.kind == "document" and s.text]
     if not documents or not answer.strip():
-        return ""
+        return None
     try:
         found = nearest_sentence(question, documents, get_embedder(settings))
     except EmbeddingError as e:  # no quote is better than no answer
         log.warning("no quote: the embedder failed (%s)", e)
-        return ""
+        return None
     if found is None or says(answer, found[1]):
-        return ""
-    return f"\n\n문서 원문 — {found[0].label()}: “{found[1]}”"
+        return None
+    return f"\n\n문서 원문 — {found[0].label()}: “{found[1]}”", found[0]

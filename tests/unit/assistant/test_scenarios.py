@@ -400,6 +400,13 @@ async def test_the_passage_sentence_nearest_the_question_follows_the_answer(
     said = assistant(settings, ["네, 연차는 반차로 나눠 쓸 수 있습니다."])
     turn = await said.turn("휴가 정책에서 반차 쓸 수 있어?")
     assert turn.answer == "네, 연차는 반차로 나눠 쓸 수 있습니다."  # said already: no quote
+    # An answer resting on the wrong passage gets the right one's words, and that source.
+    wrong = assistant(settings, ["연차는 1년에 15일입니다."])
+    turn = await wrong.turn("출장 가면 숙박비 얼마까지 지원돼? 휴가 정책도 있나")
+    assert turn.answer.endswith(
+        "“출장 규정: 국내 출장 일비는 하루 5만원, 숙박비는 10만원까지 지원합니다.”"
+    )
+    assert "출장 규정" in [s.doc for s in turn.sources]
     # A quote line the model writes itself (copying an earlier answer's) is left out.
     copied = "네, 쓸 수 있습니다.\n\n문서 원문 — 휴가 정책: “병가는 10일입니다.”"
     turn = await assistant(settings, [copied]).turn("휴가 정책에서 반차 쓸 수 있어?")

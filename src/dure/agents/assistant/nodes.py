@@ -227,10 +227,11 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
         reply.text += note
     found = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     sources = honest.cited(reply.text, found) if found else []
-    quote = document_quote(question, reply.text, sources, deps.settings)
-    if quote:  # the documents' own words beside what the model made of them
-        emit(Token(content=quote))
-        reply.text += quote
+    quoted = document_quote(question, reply.text, found, deps.settings)
+    if quoted:  # the documents' own words beside what the model made of them
+        emit(Token(content=quoted[0]))
+        reply.text += quoted[0]
+        sources = unique_sources([*sources, quoted[1]])
     if sources:
         emit(SourcesEvent(content=sources))
     return {
