@@ -109,7 +109,8 @@ def unchecked(answer: str, read: Sequence[str]) -> str:
 
 #: A sentence rests on the source that holds this share of its character trigrams or more.
 CITED_SHARE = 0.3
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
+#: Where a text splits into sentences (also used for quotes, `dure.quotes`).
+SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
 
 
 def cited(answer: str, sources: Sequence[Source]) -> list[Source]:
@@ -119,7 +120,7 @@ def cited(answer: str, sources: Sequence[Source]) -> list[Source]:
     "재택은 주 2회까지 가능하다." (measured)."""
     held = [trigrams(s.text) for s in sources]
     chosen: set[int] = set()
-    for sentence in _SENTENCE.split(answer):
+    for sentence in SENTENCE.split(answer):
         own = trigrams(sentence)
         if len(own) < 3 or not held:
             continue

@@ -11,13 +11,12 @@ quoted again (`says`), and a quote line the model writes itself is left out (`ho
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from dure.embeddings import Embedder, EmbeddingError, get_embedder
-from dure.honest import trigrams
+from dure.honest import SENTENCE, trigrams
 from dure.korean.figures import figures, unsupported
 from dure.settings import Settings
 from dure.sources import Source
@@ -33,7 +32,6 @@ SAID = 0.8
 SAID_WITH_FIGURES = 0.7
 #: A sentence shorter than this (a heading, a table's header) says too little to quote.
 MIN_CHARS = 12
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|(?<=다\.)|\n+")
 
 
 def says(answer: str, line: str) -> bool:
@@ -52,7 +50,7 @@ def nearest_sentence(
     owners: list[Source] = []
     lines: list[str] = []
     for source in sources:
-        for line in _SENTENCE.split(source.text):
+        for line in SENTENCE.split(source.text):
             if len(line.strip()) >= MIN_CHARS:
                 owners.append(source)
                 lines.append(line.strip())
