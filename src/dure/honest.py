@@ -28,7 +28,7 @@ from dure.sources import Source
 
 NO_DOCUMENTS = (
     "등록된 문서가 없어 찾아볼 수 없습니다. 문서를 추가하면 그 내용에 근거해 답하겠습니다 "
-    "(CLI: `dure documents add 파일 --kind document`, 웹 화면: 문서 올리기)."
+    "(CLI: `dure documents add 파일 --kind document`, 웹 화면: 왼쪽 아래 '내 문서')."
 )
 
 

@@ -50,10 +50,11 @@ def nearest_sentence(
     owners: list[Source] = []
     lines: list[str] = []
     for source in sources:
-        for line in SENTENCE.split(source.text):
-            if len(line.strip()) >= MIN_CHARS:
+        for line in (line.strip() for line in SENTENCE.split(source.text)):
+            # The heading path a chunk opens with names the section; it says nothing.
+            if len(line) >= MIN_CHARS and line != source.article_title:
                 owners.append(source)
-                lines.append(line.strip())
+                lines.append(line)
     if not lines:
         return None
     best = int(np.argmax(embedder.embed_documents(lines) @ embedder.embed_query(question)))

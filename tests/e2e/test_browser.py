@@ -41,13 +41,25 @@ CONTRACT = """# 소프트웨어 개발 용역 계약서
 
 
 SUM = "12+30은 **42**입니다."
+HANDBOOK = """# 두레상사 직원 안내서
+
+## 휴가 정책
+연차 유급휴가는 입사 1년 후 15일이 주어진다. 병가는 연 10일까지 유급이다.
+
+## 출장 규정
+국내 출장 일비는 하루 5만원이며 숙박비는 1박 10만원까지 실비로 지원한다.
+"""
+LEAVE = "안내서의 휴가 정책에 따르면 연차 유급휴가는 입사 1년 후 15일입니다."
 
 
 def scripted(call: Call) -> str | dict[str, object] | AIMessage:
     """The scripted model behind the shipped agents, by node: the task agent's question draft
     and answer, plan-then-execute's intent, plan and answer, the assistant's python_repl call
-    and its answer from the tool's result, the contract agent's answer."""
+    and its answer from the tool's result or from the documents it was given, the contract
+    agent's answer."""
     if call.node == "agent":
+        if "\n[참고 문서]\n" in call.prompt:  # the documents found, not the rule naming them
+            return LEAVE
         last = call.messages[-1]
         if last.type == "tool":  # the tool's output, read out of its data delimiters
             output = re.sub(r"</?자료[^>]*>", "", str(last.content)).strip()
@@ -271,6 +283,51 @@ def test_a_tool_waits_for_approval_with_edited_arguments(
         "파이썬으로 계산한 결과는 48입니다.", timeout=60_000
     )
     expect(page.locator(".approval")).to_have_count(0)
+    page.close()
+
+
+def test_my_documents_are_what_the_assistant_searches(
+    server: tuple[str, str, Settings], browser: Browser, tmp_path: Path
+) -> None:
+    """A file added under "내 문서" is listed, read and searched: the assistant answers from it
+    with it as the source. Deleted, it leaves the list and search, and the answer says so."""
+    url, key, _ = server
+    handbook = tmp_path / "직원안내서.md"
+    handbook.write_text(HANDBOOK, encoding="utf-8")
+    page = open_app(browser, url, key, 1280, 860)
+    page.click("#open-docs")
+    docs = page.locator("#docs-list")
+    expect(docs).to_contain_text("아직 올린 문서가 없습니다.")
+    page.set_input_files("#docs-file", str(handbook))
+    expect(page.locator("#docs-status")).to_have_text(
+        f"직원안내서.md: {len(HANDBOOK.strip()):,}자를 읽어 검색에 넣었습니다.", timeout=120_000
+    )
+    expect(docs.locator(".doc")).to_have_count(1)
+    expect(docs.locator(".doc .title")).to_have_text("직원안내서.md")
+    # A file the server cannot read is refused with its reason, and the list is as it was.
+    page.set_input_files(
+        "#docs-file", files=[{"name": "notes.exe", "mimeType": "text/plain", "buffer": b"x"}]
+    )
+    expect(page.locator("#docs-error")).to_contain_text("지원하지 않는 파일 형식입니다")
+    expect(docs.locator(".doc")).to_have_count(1)
+    page.screenshot(path=ARTIFACTS / "desktop-documents.png")
+    page.locator("#docs-dialog").get_by_role("button", name="닫기").click()
+
+    new_chat(page, "범용 어시스턴트 (문서 검색 · 도구 · 대화 기억)")
+    ask(page, "회사 휴가 정책이 뭐야?")
+    expect(page.locator(".exchange .answer").last).to_have_text(LEAVE, timeout=120_000)
+    chip = page.locator(".exchange .chip").filter(has_text="직원안내서")
+    expect(chip.first).to_be_visible()
+
+    page.click("#open-docs")
+    page.once("dialog", lambda d: d.accept())  # the confirm() before deleting
+    docs.get_by_role("button", name="직원안내서.md 삭제").click()
+    expect(docs).to_contain_text("아직 올린 문서가 없습니다.")
+    page.locator("#docs-dialog").get_by_role("button", name="닫기").click()
+    ask(page, "회사 휴가 정책이 뭐야?")
+    expect(page.locator(".exchange .answer").last).to_contain_text(
+        "등록된 문서가 없어 찾아볼 수 없습니다", timeout=60_000
+    )
     page.close()
 
 

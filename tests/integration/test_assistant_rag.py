@@ -52,6 +52,10 @@ async def test_rag_over_a_real_collection(settings: Settings, collection: str) -
     first = turn.done.sources[0]
     assert first.doc == "직원안내서" and "휴가 정책" in (first.article_title or "")
     assert "15일" in first.text
+    # The document's own words follow, not the heading path the passage opens with.
+    quoted = turn.done.content.split("\n\n문서 원문 — ")[1]
+    assert quoted.startswith("직원안내서 (두레상사 직원 안내서 > 휴가 정책): “")
+    assert quoted.removesuffix("”").split("“")[1] in HANDBOOK
 
 
 @pytest.mark.usefixtures("llm_tier")

@@ -1,5 +1,6 @@
 // Dure web UI: threads, streamed answers (SSE over fetch), thinking steps, sources, slots and
 // the audit trail — all drawn from the typed events the server streams. No build step.
+import { documentsDialog, uploadFile } from "/static/documents.js";
 import { renderMarkdown } from "/static/markdown.js";
 
 const $ = (id) => document.getElementById(id);
@@ -548,14 +549,7 @@ function showContractField() {
 }
 
 async function uploadContract(file) {
-  const limit = state.config.max_upload_bytes;
-  if (file.size > limit) throw new Error(`파일이 너무 큽니다 (최대 ${(limit / 1e6).toFixed(0)}MB).`);
-  const form = new FormData();
-  form.append("file", file);
-  form.append("kind", "contract");
-  $("upload-status").hidden = false;
-  $("upload-status").textContent = "올리는 중…";
-  const doc = await api("/documents", { method: "POST", form });
+  const doc = await uploadFile(api, file, "contract", state.config.max_upload_bytes, $("upload-status"));
   $("upload-status").textContent = `${doc.name}: ${doc.info.articles ?? 0}개 조항을 읽었습니다.`;
   return doc;
 }
@@ -655,6 +649,7 @@ $("key-form").addEventListener("submit", async (ev) => {
   }
 });
 $("open-key").addEventListener("click", () => askForKey(""));
+$("open-docs").addEventListener("click", documentsDialog({ api, el, limit: () => state.config.max_upload_bytes }));
 $("open-sidebar").addEventListener("click", openSidebar);
 $("close-sidebar").addEventListener("click", closeSidebar);
 $("open-panel").addEventListener("click", () => panelVisible(true));
