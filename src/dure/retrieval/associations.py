@@ -69,7 +69,7 @@ def associated_terms(
 def query_terms(query: str, thesaurus: bool, associations: bool) -> tuple[list[str], str]:
     """(keyword tokens, dense text) of a question: its content morphemes, then the thesaurus's
     contract terms and the learned words; the question and the thesaurus's terms."""
-    content, forms = analyse(query)
+    content, forms = analyse(query, compounds=True)
     extra = expand_query(query, forms) if thesaurus else []
     learned = associated_terms(content) if associations else []
     return content + extra + learned, " ".join([query, *extra])

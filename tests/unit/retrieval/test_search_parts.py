@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dure.retrieval.associations import query_terms
 from dure.retrieval.fusion import fuse, score_fusion, weighted_rrf
 from dure.retrieval.keyword import BM25Index
 from dure.retrieval.thesaurus import expand_query
@@ -14,6 +15,20 @@ from dure.settings import SearchSettings
 def test_kiwi_keeps_content_morphemes_and_drops_particles() -> None:
     assert kiwi_tokens("계약을 해지할 수 있다") == ["계약", "해지", "있"]
     assert whitespace_tokens("계약을 해지할 수 있다.") == ["계약을", "해지할", "수", "있다"]
+
+
+def test_a_question_also_searches_the_nouns_it_writes_together() -> None:
+    """Kiwi keeps "통신비" whole in a table cell but splits it in a question: the question
+    searches for the parts and the compound, the index keeps Kiwi's words."""
+    assert kiwi_tokens("| 통신비 | 월 30,000원 |") == ["통신비", "월", "30,000", "원"]
+    tokens, _ = query_terms("재택근무할 때 통신비 나와?", thesaurus=False, associations=False)
+    # Nouns only: the verb "나오" is never glued on.
+    assert sorted(tokens) == sorted(
+        ["재택", "근무", "재택근무", "때", "통신", "비", "통신비", "나오"]
+    )
+    spaced, _ = query_terms("통신 비용", thesaurus=False, associations=False)
+    assert "통신비용" not in spaced  # words the user spaced stay apart
+    assert kiwi_tokens("재택근무할 때 통신비 나와?") == ["재택", "근무", "때", "통신", "비", "나오"]
 
 
 def test_thesaurus_matches_conjugated_everyday_words() -> None:
