@@ -115,14 +115,20 @@ SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
 
 def cited(answer: str, sources: Sequence[Source]) -> list[Source]:
     """The sources `answer` rests on, in their order: for each sentence the one holding the
-    largest share of its trigrams (at least `CITED_SHARE`); the first source when no sentence
-    rests on one. Listing every passage searched named five sections as the sources of
+    largest share of its trigrams (at least `CITED_SHARE`) — among those that hold every figure
+    of the sentence, when one does: a figure is what a sentence claims ("통신비는 월 30,000원"
+    rests on the table row, not on the section that shares its words); the first source when no
+    sentence rests on one. Listing every passage searched named five sections as the sources of
     "재택은 주 2회까지 가능하다." (measured)."""
     held = [trigrams(s.text) for s in sources]
     chosen: set[int] = set()
     for sentence in SENTENCE.split(answer):
         own = trigrams(sentence)
         if len(own) < 3 or not held:
+            continue
+        holding = [i for i, s in enumerate(sources) if not unsupported(sentence, [s.text])]
+        if len(holding) < len(sources) and holding:  # the sentence has figures, and a home
+            chosen.add(max(holding, key=lambda i: len(own & held[i])))
             continue
         share = [len(own & h) / len(own) for h in held]
         best = max(range(len(share)), key=share.__getitem__)

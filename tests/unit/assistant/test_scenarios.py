@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage
 from dure import honest
 from dure.events import Thinking, ToolSelected
 from dure.settings import Settings
+from dure.sources import Source
 from dure.testing import Call, ScriptedChatModel, tool_call, tool_calls
 
 from .harness import (
@@ -128,6 +129,15 @@ async def test_the_sources_are_the_passages_the_answer_rests_on(settings: Settin
     assert len(found.search("출장 숙박비 휴가", 5)) > 1
     assert [s.doc for s in turn.done.sources] == ["출장 규정"]
     assert [s.doc for s in turn.sources] == ["출장 규정"]  # the sources event says the same
+    # a figure is what a sentence claims: it rests on the passage holding the figure, not on
+    # one that shares more of its words
+    words = Source(
+        doc="연락", kind="document", text="재택근무할 때는 재택근무일에도 메신저를 켠다."
+    )
+    table = Source(doc="지원 비용", kind="document", text="| 통신비 | 월 30,000원 |")
+    said = "재택근무할 때 통신비는 월 30,000원입니다."
+    assert honest.cited(said, [words, table]) == [table]
+    assert honest.cited("재택근무할 때는 메신저를 켠다.", [table, words]) == [words]
     # an answer in the model's own words rests on what was found first
     bot = assistant(settings, ["네, 그렇게 하시면 됩니다."], retriever=FakeRetriever())
     first = await bot.turn("출장 규정에서 숙박비 얼마까지 나와?")
