@@ -230,11 +230,12 @@ def test_docx_with_a_table(tmp_path: Path) -> None:
     doc = load_document(make_docx(tmp_path / "공급.docx"))
     assert doc.metadata["tables"] == 1
     assert doc.text.startswith("# 물품 공급 계약서")
-    assert "| 사무용 의자 | 40 | 12만원 |" in doc.text
+    # Each row is written out with its column names, under the header as it was.
+    assert "| 품목 | 수량 | 단가 |\n\n사무용 의자: 수량 40, 단가 12만원\n\n" in doc.text
     # Document order: the table sits between 제2조 and 제3조.
-    assert doc.text.index("제2조") < doc.text.index("| 책상") < doc.text.index("제3조")
+    assert doc.text.index("제2조") < doc.text.index("책상: ") < doc.text.index("제3조")
     contract = parse_contract(doc.text, "docx")
-    assert "| 책상 | 20 | 25만원 |" in contract.get("제2조").text
+    assert "책상: 수량 20, 단가 25만원" in contract.get("제2조").text
 
 
 def test_docx_list_numbers_are_read_as_drawn(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dure.documents.pdftext import tidy_pages
+from dure.documents.tables import markdown_tables
 from dure.documents.word import docx_text
 from dure.errors import DureError
 
@@ -73,7 +74,7 @@ def content_hash(text: str) -> str:
 
 def _clean(text: str) -> str:
     text = unicodedata.normalize("NFC", text.replace("\r\n", "\n").replace("\r", "\n"))
-    text = text.replace("\x00", "").replace("\ufeff", "")
+    text = markdown_tables(text.replace("\x00", "").replace("\ufeff", ""))
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 

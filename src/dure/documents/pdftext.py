@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from dure.documents.tables import is_header, named_row
+
 __all__ = ["tidy_pages"]
 
 #: How many lines at each end of a page may be a header or footer.
@@ -120,24 +122,14 @@ def _is_row(cells: list[str], width: int) -> bool:
     )
 
 
-def _is_header(cells: list[str]) -> bool:
-    """Column names: two or more, each a word (not a figure), not a sentence's end."""
-    return (
-        len(cells) >= 2
-        and all(re.search(r"[^\W\d_]", c) and not re.match(r"[\d₩$]", c) for c in cells)
-        and not re.search(r"(?:[.!?]|다)$", cells[-1])
-    )
-
-
 def _tables(lines: list[str]) -> dict[int, str]:
     """Each flattened table's lines (index → text): the header as it is, each row written out
-    with its column names ("팀장 100,000원 40,000원" under "구분 숙박비(1박) 일비(1일)" → "팀장:
-    숙박비(1박) 100,000원, 일비(1일) 40,000원"): a small model read a bare row's figure as another
-    row's."""
+    with its column names (`tables.named_row`: "팀장 100,000원 40,000원" under "구분 숙박비(1박)
+    일비(1일)" → "팀장: 숙박비(1박) 100,000원, 일비(1일) 40,000원")."""
     found: dict[int, str] = {}
     for i, line in enumerate(lines):
         header = _cells(line)
-        if i in found or not _is_header(header):
+        if i in found or not is_header(header):
             continue
         rows = 0
         while i + 1 + rows < len(lines) and _is_row(_cells(lines[i + 1 + rows]), len(header)):
@@ -146,9 +138,7 @@ def _tables(lines: list[str]) -> dict[int, str]:
             continue
         found[i] = line
         for j in range(i + 1, i + 1 + rows):
-            label, *values = _cells(lines[j])
-            named = ", ".join(f"{h} {v}" for h, v in zip(header[1:], values, strict=True))
-            found[j] = f"{label}: {named}"
+            found[j] = named_row(header, _cells(lines[j]))
     return found
 
 
