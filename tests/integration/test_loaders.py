@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from dure.documents import DocumentError, Limits, load_document, parse_contract
+from dure.documents.chunker import chunk_text
 from dure.retrieval import open_collection
 from dure.settings import Settings
 
@@ -236,6 +237,20 @@ def test_docx_with_a_table(tmp_path: Path) -> None:
     assert doc.text.index("제2조") < doc.text.index("책상: ") < doc.text.index("제3조")
     contract = parse_contract(doc.text, "docx")
     assert "책상: 수량 20, 단가 25만원" in contract.get("제2조").text
+
+
+def test_docx_title_is_a_heading_not_a_chunk_of_its_own(tmp_path: Path) -> None:
+    import docx
+
+    d = docx.Document()
+    d.add_heading("재택근무 운영 지침", level=0)  # Word's "Title" style
+    d.add_heading("1. 적용 대상", level=1)
+    d.add_paragraph("이 지침은 정규직 직원에게 적용한다.")
+    d.save(str(tmp_path / "지침.docx"))
+    text = load_document(tmp_path / "지침.docx").text
+    assert text.splitlines()[:2] == ["# 재택근무 운영 지침", "# 1. 적용 대상"]
+    # Searched, the title alone was a hit of its own; now every chunk has something to say.
+    assert [c.text for c in chunk_text(text)] == ["이 지침은 정규직 직원에게 적용한다."]
 
 
 def test_docx_list_numbers_are_read_as_drawn(tmp_path: Path) -> None:

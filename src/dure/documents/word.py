@@ -168,12 +168,21 @@ def docx_text(document: Any) -> tuple[str, int]:
             if not text:
                 continue
             text = f"{label} {text}" if label else text
-            level = re.match(r"(?:Heading|제목)\s*(\d)", style)
-            lines.append(("#" * int(level.group(1)) + " " if level else "") + text)
+            level = _heading_level(style)
+            lines.append(f"{'#' * level} {text}" if level else text)
         elif isinstance(block, Table):
             tables += 1
             lines.append(_table_text(block))
     return "\n".join(lines), tables
+
+
+def _heading_level(style: str) -> int:
+    """The Markdown heading level of a paragraph style (0: not a heading). The title is a
+    top-level heading: as a paragraph it was a chunk of its own that search returned."""
+    if style in ("Title", "제목"):
+        return 1
+    level = re.match(r"(?:Heading|제목)\s*(\d)$", style)
+    return int(level.group(1)) if level else 0
 
 
 def _table_text(table: Any) -> str:
