@@ -29,6 +29,7 @@ from dure.documents.contract import Contract
 from dure.documents.refs import extract_article_refs
 from dure.embeddings import Embedder, EmbeddingError
 from dure.korean.figures import figures, unsupported
+from dure.korean.particles import particle
 from dure.quotes import says
 from dure.retrieval.paragraphs import article_paragraphs
 from dure.sources import Source, unique_sources
@@ -67,7 +68,7 @@ def settled(
     if not first:
         return None
     if (lead := clear_top_hit(collected, margin)) is not None:
-        return prompts.CLEAR_LEAD.format(article=lead), [lead]
+        return prompts.CLEAR_LEAD.format(article=particle(lead, "이", "가")), [lead]
     if state.get("need_previous_context"):
         return prompts.FOLLOW_UP_SEARCHED, []
     return None

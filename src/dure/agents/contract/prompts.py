@@ -26,7 +26,7 @@ STRUCTURED_ERROR = (
 )
 MAX_ITERATIONS_NOTE = "최대 탐색 횟수({n}회)에 도달해 지금까지 모은 정보로 답합니다."
 NO_PROGRESS_NOTE = "더 찾을 새 정보가 없어 지금까지 모은 정보로 답합니다."
-CLEAR_LEAD = "검색 결과 {article}이(가) 다른 조항보다 뚜렷하게 앞섭니다."
+CLEAR_LEAD = "검색 결과 {article} 다른 조항보다 뚜렷하게 앞섭니다."  # "제2조가" (particles)
 FOLLOW_UP_SEARCHED = "직전 대화와 이번 검색 결과로 답합니다."
 
 

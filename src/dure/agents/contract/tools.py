@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from dure.documents.contract import Article, Contract
+from dure.korean.particles import particle
 from dure.retrieval.types import Hit, Kind
 from dure.sources import Source, SourceKind
 from dure.tools import Tool, ToolRegistry, ToolResult
@@ -195,7 +196,7 @@ def build_registry(
     def hybrid_search(query: str, top_k: int = 3) -> ToolResult:
         hits = library.search(query, top_k=top_k, kind="contract", doc_id=contract_id)
         if not hits:
-            return ToolResult(ok=True, content=f"'{query}'와(과) 관련된 조항을 찾지 못했습니다.")
+            return ToolResult(ok=True, content=f"'{query}'에 관련된 조항을 찾지 못했습니다.")
         return _hits_result(library, hits, "contract")
 
     def get_article_by_index(article_no: str) -> ToolResult:
@@ -204,7 +205,8 @@ def build_registry(
         if article is None:
             return ToolResult(
                 ok=True,
-                content=f"계약서에 {article_no}이(가) 없습니다. 있는 조항:\n{table_of_contents(c)}",
+                content=f"계약서에 {particle(article_no, '이', '가')} 없습니다. "
+                f"있는 조항:\n{table_of_contents(c)}",
             )
         return _article_result(c, [article], "contract")
 

@@ -22,6 +22,7 @@ from dure.agents.tasks.schema import IntentSchema, SlotSpec, display_date, is_fi
 from dure.agents.tasks.state import ConversationState
 from dure.errors import ErrorCode
 from dure.events import ErrorEvent, emit
+from dure.korean.particles import particle, with_ro
 from dure.korean.slots.parser import PARTIAL_DATE
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.usage import BudgetExceeded
@@ -49,25 +50,11 @@ class Question:
     problem: str | None = None
 
 
-def _has_batchim(word: str) -> bool:
-    last = word.rstrip()[-1:] if word.strip() else ""
-    if "가" <= last <= "힣":
-        return (ord(last) - 0xAC00) % 28 != 0
-    return last in "0136789LMNRlmnr"  # digits read 영/일/삼/육/칠/팔/구 end in a consonant
-
-
-def _ro(word: str) -> str:
-    """`word` + (으)로: "2명으로", "을지로로"."""
-    last = word.rstrip()[-1:]
-    rieul = "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 == 8
-    return word + ("으로" if _has_batchim(word) and not rieul else "로")
-
-
 def _join(words: list[str]) -> str:
     """Labels joined with 과/와: `시간과 인원`, `장소와 시간`."""
     out = words[0]
     for w in words[1:]:
-        out += ("과 " if _has_batchim(out) else "와 ") + w
+        out = particle(out, "과 ", "와 ") + w
     return out
 
 
@@ -97,12 +84,12 @@ def template_question(
 ) -> tuple[str, str]:
     """(acknowledgement, question) without an LLM: "을지로, 2명으로 확인했습니다." / "시간은 언제로 할까요?"."""
     known = [phrase for _, phrase in known_values(conv, schema, now)]
-    ack = f"{_ro(', '.join(known))} 확인했습니다." if known else ""
+    ack = f"{with_ro(', '.join(known))} 확인했습니다." if known else ""
     specs = [s for s in (schema.spec(n) for n in missing) if s is not None]
     if len(specs) == 1:
         return ack, _ask_for(specs[0], conv)
     labels = _join([s.label for s in specs])
-    return ack, f"{labels}{'을' if _has_batchim(labels) else '를'} 알려 주시겠어요?"
+    return ack, f"{particle(labels, '을', '를')} 알려 주시겠어요?"
 
 
 def check_draft(

@@ -15,6 +15,7 @@ from dure.agents.tasks.bookings import Booking, BookingStore, store_url
 from dure.agents.tasks.catalogue import Room, building
 from dure.agents.tasks.schema import display_value
 from dure.agents.tasks.workers.base import WorkerInput, WorkerResult, register_worker
+from dure.korean.particles import particle
 from dure.settings import Settings
 from dure.sources import Source
 
@@ -105,7 +106,7 @@ def reserve(
     taken = rooms[0].label if len(rooms) == 1 else "조건에 맞는 회의실"
     return WorkerResult(
         ok=False,
-        summary=f"{_when(start, length)}에는 {taken}이(가) 이미 예약되어 있어요.{offer}",
+        summary=f"{_when(start, length)}에는 {particle(taken, '이', '가')} 이미 예약되어 있어요.{offer}",
         data={"alternatives": later, "taken": True},
     )
 
