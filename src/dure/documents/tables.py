@@ -63,10 +63,12 @@ def markdown_tables(text: str) -> str:
 
 def _table(rows: list[str]) -> str:
     body = [r for r in rows if not _SEPARATOR.match(r.strip())]
+    if len(body) < 2:
+        return "\n".join(rows)
     header = _cells(body[0])
     # A separator row under the first says it is the header; else its cells must look like one.
     marked = len(rows) > 1 and bool(_SEPARATOR.match(rows[1].strip())) and all(header)
-    if len(body) < 2 or not (marked or is_header(header)):
+    if not (marked or is_header(header)):
         return "\n".join(rows)
     named = [
         named_row(header, cells) if len(cells) == len(header) and cells[0] else row.strip()

@@ -32,6 +32,8 @@ def test_a_table_without_a_header_or_with_odd_rows_keeps_what_it_cannot_name() -
     assert markdown_tables(no_header) == no_header
     sentence = "| 갑은 대금을 지급한다. | 을은 납품한다. |\n| 1 | 2 |"
     assert markdown_tables(sentence) == sentence
+    for lone in ("|---|---|", "| 구분 | 금액 |\n|---|---|", "| 한 줄 |"):
+        assert markdown_tables(lone) == lone
     odd = "| 구분 | 금액 |\n| 선금 | 100만원 | 비고 |\n| 잔금 | 200만원 |"
     assert markdown_tables(odd).split("\n\n")[1:4] == [
         "| 구분 | 금액 |",
