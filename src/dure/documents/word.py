@@ -1,5 +1,5 @@
-"""A Word document's text: paragraphs with the numbers Word draws for them, headings as
-Markdown headings, tables as rows.
+"""A Word document's text: paragraphs with the numbers Word draws for them, the title and
+headings as Markdown headings, tables as Markdown rows (`documents.tables` writes them out).
 
 A contract written in Word often numbers its articles and paragraphs with a list ("제%1조",
 "①", "가.") rather than typed text. Those numbers are not in a paragraph's text: python-docx
