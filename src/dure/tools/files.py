@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from dure.korean.particles import particle
 from dure.settings import Settings
 from dure.tools.base import Tool, ToolResult
 
@@ -65,7 +66,7 @@ def read_text(root: Path, requested: str, max_bytes: int) -> str:
         names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
         shown = "\n".join(names[:MAX_LISTING]) or "(비어 있음)"
         more = f"\n… 외 {len(names) - MAX_LISTING}개" if len(names) > MAX_LISTING else ""
-        return f"{requested}은(는) 폴더입니다. 들어 있는 항목:\n{shown}{more}"
+        return f"{particle(requested, '은', '는')} 폴더입니다. 들어 있는 항목:\n{shown}{more}"
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError as e:

@@ -91,6 +91,8 @@ def test_bad_references_and_duplicate_ids_fail_as_schema(steps: list[dict]) -> N
     with pytest.raises(FailClosed) as e:
         check_plan(parse(steps), ALLOWED)
     assert e.value.code == "schema"
+    # Said in Korean with the particle the number takes ("1이", not "1가" or "1이(가)").
+    assert any(f in str(e.value) for f in ("step 1이 앞에 없는 step_", "step_id 1이 중복됩니다"))
 
 
 def test_replan_may_use_done_outputs_but_not_their_ids() -> None:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from dure.agents.pte.state import PTEState
 from dure.errors import ErrorCode
+from dure.korean.particles import particle
 from dure.llm.structured import StructuredOutputError, agenerate_structured
 
 #: Upper bound on the steps of one plan (a runaway plan is a schema failure, not a long run).
@@ -158,11 +159,16 @@ def check_plan(
     for dumped in steps:
         sid = dumped["step_id"]
         if sid in seen or sid in done:
-            raise FailClosed(ErrorCode.SCHEMA, f"step_id {sid}가 중복됩니다")
+            raise FailClosed(
+                ErrorCode.SCHEMA, f"step_id {particle(str(sid), '이', '가')} 중복됩니다"
+            )
         missing = [d for d in step_dependencies(dumped) if d not in seen and d not in done]
         if missing:
             refs = ", ".join(f"step_{d}" for d in missing)
-            raise FailClosed(ErrorCode.SCHEMA, f"step {sid}이(가) 앞에 없는 {refs}를 참조합니다")
+            raise FailClosed(
+                ErrorCode.SCHEMA,
+                f"step {particle(str(sid), '이', '가')} 앞에 없는 {particle(refs, '을', '를')} 참조합니다",
+            )
         seen.add(sid)
     return steps
 
