@@ -181,7 +181,7 @@ def _heading_level(style: str) -> int:
     top-level heading: as a paragraph it was a chunk of its own that search returned."""
     if style in ("Title", "제목"):
         return 1
-    level = re.match(r"(?:Heading|제목)\s*(\d)$", style)
+    level = re.match(r"(?:Heading|제목)\s*(\d)", style)
     return int(level.group(1)) if level else 0
 
 
