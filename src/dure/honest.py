@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from dure.events import Thinking, Token, emit
-from dure.korean.figures import unsupported, without_clock
+from dure.korean.figures import figures, unheld, unsupported, values, without_clock
 from dure.sources import Source
 
 NO_DOCUMENTS = (
@@ -121,15 +121,18 @@ def cited(answer: str, sources: Sequence[Source]) -> list[Source]:
     sentence rests on one. Listing every passage searched named five sections as the sources of
     "재택은 주 2회까지 가능하다." (measured)."""
     held = [trigrams(s.text) for s in sources]
+    known: list[set[float]] = []  # each source's figure values, read once, when first needed
     chosen: set[int] = set()
     for sentence in SENTENCE.split(answer):
         own = trigrams(sentence)
         if len(own) < 3 or not held:
             continue
-        holding = [i for i, s in enumerate(sources) if not unsupported(sentence, [s.text])]
-        if len(holding) < len(sources) and holding:  # the sentence has figures, and a home
-            chosen.add(max(holding, key=lambda i: len(own & held[i])))
-            continue
+        if claimed := figures(sentence):
+            known = known or [values([s.text]) for s in sources]
+            holding = [i for i, k in enumerate(known) if not unheld(claimed, k)]
+            if holding and len(holding) < len(sources):  # some sources hold them, not all
+                chosen.add(max(holding, key=lambda i: len(own & held[i])))
+                continue
         share = [len(own & h) / len(own) for h in held]
         best = max(range(len(share)), key=share.__getitem__)
         if share[best] >= CITED_SHARE:

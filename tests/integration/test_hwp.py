@@ -28,17 +28,17 @@ ROWS = [
     ["중도금", "48,000,000원", "2025년 6월 30일"],
     ["잔금", "36,000,000원", "2025년 9월 30일"],
 ]
+#: `ROWS` as the reader writes them out, each row with its column names.
+NAMED_ROWS = [
+    "선금: 금액 36,000,000원, 기한 2025년 3월 31일",
+    "중도금: 금액 48,000,000원, 기한 2025년 6월 30일",
+    "잔금: 금액 36,000,000원, 기한 2025년 9월 30일",
+]
 ARTICLES = [("제1조", "목적"), ("제2조", "계약금액"), ("제3조", "지체상금"), ("제4조", "하도급")]
 
 
 def _md_row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
-
-
-def _named_row(cells: list[str]) -> str:
-    """ "선금: 금액 36,000,000원, 기한 2025년 3월 31일" (`documents.tables.named_row`)."""
-    label, *values = cells
-    return f"{label}: " + ", ".join(f"{h} {v}" for h, v in zip(ROWS[0][1:], values, strict=True))
 
 
 CONTRACT_MD = "\n\n".join(
@@ -121,8 +121,8 @@ def test_contract_with_a_payment_table(
         assert paragraph in lines
     # The header row as it was, then each row on a line of its own with its column names.
     assert _md_row(ROWS[0]) in lines
-    for row in ROWS[1:]:
-        assert _named_row(row) in lines
+    for row in NAMED_ROWS:
+        assert row in lines
     marks = [
         "용역 계약서",
         "제1조",
@@ -140,7 +140,7 @@ def test_contract_with_a_payment_table(
     contract = parse_contract(doc.text, fmt)
     assert [(a.no, a.title) for a in contract.articles] == ARTICLES
     article2 = contract.get("제2조")
-    assert article2 is not None and _named_row(ROWS[2]) in article2.text
+    assert article2 is not None and NAMED_ROWS[1] in article2.text
     article3 = contract.get("제3조")
     assert article3 is not None and "1,000분의 2.5" in article3.text and "|" not in article3.text
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from dure.documents.tables import is_header, named_row
+from dure.documents.tables import has_word, is_figure, is_header, named_row
 
 __all__ = ["tidy_pages"]
 
@@ -115,11 +115,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _is_row(cells: list[str], width: int) -> bool:
-    return (
-        len(cells) == width
-        and bool(re.search(r"[^\W\d_]", cells[0]))
-        and any(re.match(r"[\d₩$]", c) for c in cells[1:])
-    )
+    return len(cells) == width and has_word(cells[0]) and any(map(is_figure, cells[1:]))
 
 
 def _tables(lines: list[str]) -> dict[int, str]:

@@ -14,19 +14,30 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_header", "markdown_tables", "named_row"]
+__all__ = ["has_word", "is_figure", "is_header", "markdown_tables", "named_row"]
 
 _WORD = re.compile(r"[^\W\d_]")
 _FIGURE = re.compile(r"[\d₩$]")
+_SENTENCE_END = re.compile(r"(?:[.!?]|다)$")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?$")
+
+
+def has_word(cell: str) -> bool:
+    """Whether `cell` holds a letter (of any script)."""
+    return bool(_WORD.search(cell))
+
+
+def is_figure(cell: str) -> bool:
+    """Whether `cell` opens with a figure (a digit, ₩ or $)."""
+    return bool(_FIGURE.match(cell))
 
 
 def is_header(cells: list[str]) -> bool:
     """Column names: two or more, each a word (not a figure), none a sentence's end."""
     return (
         len(cells) >= 2
-        and all(_WORD.search(c) and not _FIGURE.match(c) for c in cells)
-        and not any(re.search(r"(?:[.!?]|다)$", c) for c in cells)
+        and all(has_word(c) and not is_figure(c) for c in cells)
+        and not any(_SENTENCE_END.search(c) for c in cells)
     )
 
 
@@ -62,12 +73,13 @@ def markdown_tables(text: str) -> str:
 
 
 def _table(rows: list[str]) -> str:
-    body = [r for r in rows if not _SEPARATOR.match(r.strip())]
+    separator = [bool(_SEPARATOR.match(r.strip())) for r in rows]
+    body = [r for r, sep in zip(rows, separator, strict=True) if not sep]
     if len(body) < 2:
         return "\n".join(rows)
     header = _cells(body[0])
     # A separator row under the first says it is the header; else its cells must look like one.
-    marked = len(rows) > 1 and bool(_SEPARATOR.match(rows[1].strip())) and all(header)
+    marked = separator[1] and all(header)
     if not (marked or is_header(header)):
         return "\n".join(rows)
     named = [

@@ -107,8 +107,12 @@ def values(texts: list[str]) -> set[float]:
 
 def unsupported(answer: str, sources: list[str]) -> list[Figure]:
     """The figures of `answer` that no figure of `sources` supports."""
-    known = values(sources)
-    return [f for f in figures(answer) if not any(_close(v, k) for v in f.values for k in known)]
+    return unheld(figures(answer), values(sources))
+
+
+def unheld(found: list[Figure], known: set[float]) -> list[Figure]:
+    """The figures of `found` that no value of `known` (`values`) stands for."""
+    return [f for f in found if not any(_close(v, k) for v in f.values for k in known)]
 
 
 #: A date or time as written: "2026-11-25", "14:30", "2026년", "11월", "25일", "9시", "30분".
