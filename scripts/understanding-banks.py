@@ -21,11 +21,11 @@ import numpy as np
 from dure.embeddings import shared_e5
 from dure.korean.bank import Bank, bank_rows
 from dure.korean.followup import FOLLOWUP_TIER2
-from dure.korean.intent import INTENT_TIER2, TOOL_TIER2
+from dure.korean.intent import EARLIER_TOOL_TIER2, INTENT_TIER2, TOOL_TIER2
 from dure.korean.route import ROUTE_TIER2
 from dure.korean.scope import SCOPE_TIER2
 
-TIER2 = (SCOPE_TIER2, ROUTE_TIER2, FOLLOWUP_TIER2, INTENT_TIER2, TOOL_TIER2)
+TIER2 = (SCOPE_TIER2, ROUTE_TIER2, FOLLOWUP_TIER2, INTENT_TIER2, TOOL_TIER2, EARLIER_TOOL_TIER2)
 
 DATA = Path(__file__).resolve().parents[1] / "src" / "dure" / "data" / "understanding"
 
@@ -48,12 +48,12 @@ def main() -> int:
         fits = {}
         for spec in specs:
             bank = Bank(name, texts, [str(r[spec.label]) for r in rows], scratch)
-            fits[bank.model_file(spec.l2, spec.morphemes)] = (bank, spec)
+            fits[bank.model_file(spec.l2, spec.morphemes, spec.dense)] = (bank, spec)
         for fit, (bank, spec) in fits.items():
             if not (DATA / fit).exists():
                 missing.append(fit)
                 if not check:  # fitted from the shipped vectors, written to `scratch`
-                    bank.logistic(spec.l2, spec.morphemes)
+                    spec.classifier(bank)
                     shutil.copyfile(scratch / fit, DATA / fit)
         if not check:
             for old in DATA.glob(f"{name}-fit-*.npz"):

@@ -66,7 +66,7 @@ class Bank:
         self.file_name = f"{name}-{digest}.npy"
         self._cache = cache
         self._vectors: np.ndarray | None = None
-        self._logistic: dict[tuple[float, float], Logistic] = {}
+        self._logistic: dict[tuple[float, float, bool], Logistic] = {}
         self._lock = threading.Lock()
 
     @property
@@ -84,31 +84,36 @@ class Bank:
             lambda vectors, f: np.save(f, vectors.astype(np.float16)),
         )
 
-    def logistic(self, l2: float, morphemes: float = 0.0) -> Logistic:
-        """A softmax regression on the bank's vectors, with the morpheme bag at weight
-        `morphemes` when it is above 0 (read from the shipped or cached fit, else fitted once)."""
+    def logistic(self, l2: float, morphemes: float = 0.0, dense: bool = True) -> Logistic:
+        """A softmax regression on the bank's vectors (unless not `dense`), with the morpheme
+        bag at weight `morphemes` when it is above 0 (read from the shipped or cached fit, else
+        fitted once)."""
         with self._lock:
-            key = (l2, morphemes)
+            key = (l2, morphemes, dense)
             if key not in self._logistic:
-                self._logistic[key] = self._fitted(l2, morphemes)
+                self._logistic[key] = self._fitted(l2, morphemes, dense)
             return self._logistic[key]
 
-    def model_file(self, l2: float, morphemes: float) -> str:
+    def model_file(self, l2: float, morphemes: float, dense: bool = True) -> str:
         """The name of the fitted classifier's file: it changes with the texts, the labels and
         every setting of the fit."""
         fit = [self.texts, self.labels.tolist(), l2, morphemes, Logistic.EPOCHS, Logistic.RATE]
-        digest = hashlib.sha256(json.dumps([*fit, MORPHEME_DIMS]).encode()).hexdigest()[:16]
+        fit.append(MORPHEME_DIMS)
+        if not dense:  # (a fit with the vectors keeps the name it had before this setting)
+            fit.append("morphemes only")
+        digest = hashlib.sha256(json.dumps(fit).encode()).hexdigest()[:16]
         return f"{self.name}-fit-{digest}.npz"
 
-    def _fitted(self, l2: float, morphemes: float) -> Logistic:
+    def _fitted(self, l2: float, morphemes: float, dense: bool) -> Logistic:
         def fit() -> Logistic:
-            x = self._vectors_now()
+            parts = [self._vectors_now()] if dense else []
             if morphemes:
                 bags = np.stack([morpheme_bag(t) for t in self.texts])
-                x = np.hstack([x, bags * np.float32(morphemes)])
-            return Logistic.fit(x, self.labels, l2)
+                parts.append(bags * np.float32(morphemes))
+            return Logistic.fit(np.hstack(parts), self.labels, l2)
 
-        return _kept(self.model_file(l2, morphemes), self._cache, Logistic.load, fit, Logistic.save)
+        name = self.model_file(l2, morphemes, dense)
+        return _kept(name, self._cache, Logistic.load, fit, Logistic.save)
 
     def _vectors_now(self) -> np.ndarray:
         if self._vectors is None:
@@ -263,19 +268,25 @@ class Tier2:
     #: The weight of the Kiwi morpheme bag beside the e5 vector (0: e5 alone).
     morphemes: float = 0.0
     text: str = "text"
+    #: Whether the e5 vector is read (False: the morpheme bag alone, no embedding).
+    dense: bool = True
 
     def load(self, settings: Settings) -> Bank:
         """The bank, its classifier trained."""
         bank = shared_bank(self.bank, settings, self.text, self.label)
-        bank.logistic(self.l2, self.morphemes)
+        self.classifier(bank)
         return bank
+
+    def classifier(self, bank: Bank) -> Logistic:
+        """This decision's classifier over `bank` (read or fitted once)."""
+        return bank.logistic(self.l2, self.morphemes, self.dense)
 
     def decide(self, settings: Settings, message: str) -> Vote | None:
         """The vote for `message`, or None (abstained)."""
-        vector = embed_message(message)
+        parts = [embed_message(message)] if self.dense else []
         if self.morphemes:
-            vector = np.concatenate([vector, morpheme_bag(message) * np.float32(self.morphemes)])
-        vote = self.load(settings).logistic(self.l2, self.morphemes).predict(vector, 0.0)
+            parts.append(morpheme_bag(message) * np.float32(self.morphemes))
+        vote = self.classifier(self.load(settings)).predict(np.concatenate(parts), 0.0)
         if vote is None or vote.share < settings.understanding.min_confidence:
             return None
         return vote

@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from dure.embeddings import shared_e5
 from dure.korean.bank import Bank, Logistic, bank_rows
 from dure.korean.followup import FOLLOWUP_TIER2, decide_followup
-from dure.korean.intent import INTENT_TIER2, TOOL_TIER2, decide_intent
+from dure.korean.intent import EARLIER_TOOL_TIER2, INTENT_TIER2, TOOL_TIER2, decide_intent
 from dure.korean.route import ROUTE_TIER2, decide_route
 from dure.korean.scope import SCOPE_TIER2, decide_scope
 from dure.llm import ModelSet
@@ -24,7 +24,7 @@ from dure.settings import Settings
 from dure.testing import ScriptedChatModel
 from dure.usage import UsageTracker
 
-TIER2 = (SCOPE_TIER2, ROUTE_TIER2, FOLLOWUP_TIER2, INTENT_TIER2, TOOL_TIER2)
+TIER2 = (SCOPE_TIER2, ROUTE_TIER2, FOLLOWUP_TIER2, INTENT_TIER2, TOOL_TIER2, EARLIER_TOOL_TIER2)
 SHIPPED = Path(str(files("dure").joinpath("data", "understanding")))
 
 
@@ -40,9 +40,9 @@ def test_every_bank_ships_its_current_vectors_and_fit(spec, tmp_path: Path) -> N
     assert vectors.shape == (len(rows), 384)
     fresh = shared_e5().embed_queries(bank.texts[:3])
     assert np.all(np.sum(vectors[:3] * fresh, axis=1) > 0.99)
-    fit = SHIPPED / bank.model_file(spec.l2, spec.morphemes)
+    fit = SHIPPED / bank.model_file(spec.l2, spec.morphemes, spec.dense)
     assert fit.is_file(), "a bank or its Tier2 changed: run scripts/understanding-banks.py"
-    model = bank.logistic(spec.l2, spec.morphemes)  # read, not fitted: nothing lands in tmp_path
+    model = spec.classifier(bank)  # read, not fitted: nothing lands in tmp_path
     assert sorted(model.classes) == sorted(set(labels)) and not list(tmp_path.glob("*.npz"))
 
 
