@@ -16,9 +16,17 @@ Per set:
   answered in English), answer length (characters);
 - honest-failure rate: a failure case admits it and says nothing forbidden; a control answers.
 
-`DURE_BENCH_ANSWERS=contract,failures` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
+Document questions (blind5: `benchmarks/data/answers5/`, a writer's own six documents with
+Markdown tables; dev: `benchmarks/data/documents_dev/`, another writer's five, tuned on), each
+asked of the assistant with only its document added:
+
+- fact coverage: an answerable question's answer holds every gold fact (any listed form);
+- says-absent rate: the answer says the document does not cover it — wanted for a question
+  the document does not answer, unwanted (a false refusal) for one it does.
+
+`DURE_BENCH_ANSWERS=contract,failures,documents` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`, `blind2`, `blind3`, `blind4`) one set; the sets not run keep their last numbers in the results
+(or `blind`, `blind2`, `blind3`, `blind4`, `blind5`) one set; the sets not run keep their last numbers in the results
 file.
 """
 
@@ -40,6 +48,7 @@ from dure.agent import AgentContext
 from dure.korean.figures import unsupported
 from dure.llm import ModelSet
 from dure.llm.answer import is_korean, loop_start
+from dure.retrieval import shared_collection
 from dure.settings import Settings
 
 CONTRACT_SETS = {
@@ -48,6 +57,10 @@ CONTRACT_SETS = {
     "blind2": DATA / "answers2" / "contract_questions.jsonl",  # a second writer, frozen later
     "blind3": DATA / "answers3" / "contract_questions.jsonl",  # a third, over its own contracts
     "blind4": DATA / "answers4" / "contract_questions.jsonl",  # a fourth, the example contracts
+}
+DOCUMENT_SETS = {
+    "dev": DATA / "documents_dev",  # tuned on
+    "blind5": DATA / "answers5",  # a writer's own documents, frozen before any tuning
 }
 DEV_FAILURES = [
     {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},
@@ -94,6 +107,17 @@ DEV_FAILURES = [
 ADMITS = re.compile(
     r"확인하지 못|찾아볼 수 없|할 수 없|없습니다|없어|실패|알 수 없|못했|"
     r"could(?: not|n't)|unable|failed|no (?:\w+ )?(?:key|document)",
+    re.IGNORECASE,
+)
+
+
+#: "The document does not say": a phrase about what the text holds, not a claim that something
+#: is not paid or not allowed ("지급되지 않습니다" is an answer, right or invented).
+SAYS_ABSENT = re.compile(
+    r"(?:나와|언급되어|언급돼|명시되어|명시돼|적혀|쓰여|기재되어|포함되어|규정되어|안내되어|"
+    r"정해져|설명되어|다루고)\s*있지\s*않|나오지\s*않|(?:내용|정보|언급|규정|안내|설명)(?:은|는|이|가)?"
+    r"\s*(?:찾을\s*수\s*없|찾지\s*못|없습니다|없어요|없네요|없다)|찾을\s*수\s*없|찾지\s*못했|"
+    r"확인할\s*수\s*없|확인되지\s*않|알\s*수\s*없|not (?:mentioned|covered|stated)",
     re.IGNORECASE,
 )
 
@@ -146,6 +170,31 @@ def _failure_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _document_row(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
+    answer = r["answer"].split("\n\n문서 원문")[0]  # the model's words, not the quote beside
+    found = [any(_squash(f) in _squash(answer) for f in forms) for forms in q["facts"]]
+    return {
+        "answerable": q["in_document"],
+        "facts": all(found) if q["in_document"] else None,
+        "says_absent": bool(SAYS_ABSENT.search(answer)),
+        "looping": loop_start(answer) is not None,
+        "korean": _in_kind(q["query"], answer),
+        "chars": len(answer),
+    }
+
+
+def _balanced(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Questions taken in turn from each (document, answerable) group, so that a limited run
+    (`DURE_BENCH_ANSWERS_LIMIT`) still covers every document and both kinds."""
+    groups: dict[tuple[str, bool], list[dict[str, Any]]] = {}
+    for q in rows:
+        groups.setdefault((q["doc"], q["in_document"]), []).append(q)
+    mixed = [
+        g[i] for i in range(max(map(len, groups.values()))) for g in groups.values() if i < len(g)
+    ]
+    return _limit(mixed)
+
+
 def _rate(rows: list[dict[str, Any]], key: str) -> float:
     return round(sum(bool(r[key]) for r in rows) / len(rows), 3) if rows else 0.0
 
@@ -160,6 +209,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out["invented_number_rate"] = _rate(rows, "invented")
     if rows and "honest" in rows[0]:
         out["honest_rate"] = _rate(rows, "honest")
+    if rows and "answerable" in rows[0]:
+        inside = [r for r in rows if r["answerable"]]
+        outside = [r for r in rows if not r["answerable"]]
+        out["answerable"] = len(inside)
+        out["fact_coverage"] = _rate(inside, "facts")
+        out["false_absent_rate"] = _rate(inside, "says_absent")
+        out["says_absent_rate"] = _rate(outside, "says_absent")
     out["looping_rate"] = _rate(rows, "looping")
     out["korean_rate"] = _rate(rows, "korean")
     out["chars_p50"] = statistics.median(r["chars"] for r in rows) if rows else 0
@@ -210,12 +266,34 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
                 rows.append({**row, "answer": r["answer"]})
                 print(f"  failures/{name} {row['id']} {r['seconds']:5.1f}s honest={row['honest']}")
             results[f"failures/{name}"] = {"summary": _summary(rows), "rows": rows}
+    if "documents" in parts:
+        for name, folder in DOCUMENT_SETS.items():
+            if not _wanted(name):
+                continue
+            rows = []
+            for q in _balanced(load_jsonl(folder / "questions.jsonl")):
+                options = _document_options(settings, folder, q)
+                ctx = AgentContext(settings, models, InMemorySaver(), options)
+                r = await timed_turn(ctx, "assistant", q["query"])
+                row = {"id": q["id"], **_document_row(q, r), "seconds": r["seconds"]}
+                rows.append({**row, "answer": r["answer"]})
+                print(f"  documents/{name} {q['id']} {r['seconds']:5.1f}s {row['facts']} ", end="")
+                print(f"says_absent={row['says_absent']}")
+            results[f"documents/{name}"] = {"summary": _summary(rows), "rows": rows}
     return results
+
+
+def _document_options(settings: Settings, folder: Path, q: dict[str, Any]) -> dict[str, Any]:
+    """The question's document alone, in a collection of its own (indexing is idempotent)."""
+    name = f"{folder.name}-{q['doc']}"
+    path = folder / "documents" / f"{q['doc']}.md"
+    shared_collection(name, settings).add_document(path, kind="document")
+    return {"collection": name}
 
 
 def run() -> dict[str, Any]:
     """Run the sets on the local model with the LLM cache off; print one line per set."""
-    parts = os.environ.get("DURE_BENCH_ANSWERS", "contract,failures").split(",")
+    parts = os.environ.get("DURE_BENCH_ANSWERS", "contract,failures,documents").split(",")
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=tmp, enable_cache=False)
         results = asyncio.run(_run(settings, [p.strip() for p in parts]))
