@@ -1,5 +1,5 @@
 """Write the shipped example banks' e5 vectors and fitted classifiers beside them
-(src/dure/data/understanding/*.npy, *.npz).
+(src/dure/data/understanding/*.npy, *.npz), and the nouns common to them (common-nouns-*.json).
 
     .venv/bin/python scripts/understanding-banks.py          # after editing a bank or a Tier2
     .venv/bin/python scripts/understanding-banks.py --check  # exit 1 when one is missing
@@ -19,11 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from dure.embeddings import shared_e5
+from dure.korean import specific
 from dure.korean.bank import Bank, bank_rows
 from dure.korean.followup import FOLLOWUP_TIER2
 from dure.korean.intent import EARLIER_TOOL_TIER2, INTENT_TIER2, TOOL_TIER2
 from dure.korean.route import ROUTE_TIER2
 from dure.korean.scope import SCOPE_TIER2
+from dure.settings import Settings
 
 TIER2 = (SCOPE_TIER2, ROUTE_TIER2, FOLLOWUP_TIER2, INTENT_TIER2, TOOL_TIER2, EARLIER_TOOL_TIER2)
 
@@ -59,10 +61,30 @@ def main() -> int:
             for old in DATA.glob(f"{name}-fit-*.npz"):
                 if old.name not in fits:
                     old.unlink()
+    common = _common_nouns(check)
+    if common:
+        missing.append(common)
     shutil.rmtree(scratch, ignore_errors=True)
     if missing:
         print(("missing: " if check else "written: ") + ", ".join(missing))
     return 1 if check and missing else 0
+
+
+def _common_nouns(check: bool) -> str | None:
+    """The common nouns' file (`dure.korean.specific`), counted when missing; its name if so."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=tmp)
+        specific._common.clear()
+        words = specific.common_nouns(settings)  # counted into `tmp` unless shipped
+        made = list((Path(tmp) / "understanding").glob("common-nouns-*.json"))
+        if not made:
+            return None
+        if not check:
+            for old in DATA.glob("common-nouns-*.json"):
+                old.unlink()
+            shutil.copyfile(made[0], DATA / made[0].name)
+        print(f"common nouns: {len(words)}")
+        return made[0].name
 
 
 if __name__ == "__main__":

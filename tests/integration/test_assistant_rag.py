@@ -58,6 +58,29 @@ async def test_rag_over_a_real_collection(settings: Settings, collection: str) -
     assert quoted.removesuffix("”").split("“")[1] in HANDBOOK
 
 
+async def test_an_unsure_agent_route_reaches_documents_that_hold_its_subject(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """ "바퀴에 머리카락 끼면 어떻게 빼?" is the agent's by the example bank, unsurely; the user's
+    manual speaks of 바퀴, so the question is asked of it."""
+    settings.search.store = "memory"
+    path = tmp_path / "청소기설명서.md"
+    path.write_text(
+        "# 로봇청소기 설명서\n\n## 관리\n바퀴에 머리카락이 감기면 바퀴를 분리해 가위로 잘라 "
+        "제거하세요.\n\n## 충전\n완충까지 약 3시간 걸립니다.\n",
+        encoding="utf-8",
+    )
+    open_collection("manual", settings).add_document(path, kind="document")
+    bot = Assistant(
+        settings,
+        ScriptedChatModel(["바퀴를 분리한 뒤 가위로 잘라 제거하세요."]),
+        options={"collection": "manual"},
+    )
+    turn = await bot.turn("바퀴에 머리카락 끼면 어떻게 빼?")
+    assert turn.route == "rag" and turn.llm_calls == 1
+    assert "바퀴를 분리해 가위로" in system_prompt(turn.calls[0])
+
+
 @pytest.mark.usefixtures("llm_tier")
 async def test_rag_and_tool_over_a_real_collection(settings: Settings, collection: str) -> None:
     model = ScriptedChatModel(

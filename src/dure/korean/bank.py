@@ -76,7 +76,7 @@ class Bank:
             return self._vectors_now()
 
     def _load(self) -> np.ndarray:
-        return _kept(
+        return kept(
             self.file_name,
             self._cache,
             lambda f: np.load(f).astype(np.float32),
@@ -113,7 +113,7 @@ class Bank:
             return Logistic.fit(np.hstack(parts), self.labels, l2)
 
         name = self.model_file(l2, morphemes, dense)
-        return _kept(name, self._cache, Logistic.load, fit, Logistic.save)
+        return kept(name, self._cache, Logistic.load, fit, Logistic.save)
 
     def _vectors_now(self) -> np.ndarray:
         if self._vectors is None:
@@ -121,7 +121,7 @@ class Bank:
         return self._vectors
 
 
-def _kept(
+def kept(
     name: str,
     cache: Path,
     read: Callable[[IO[bytes]], _T],

@@ -82,6 +82,32 @@ async def test_route_decided_by_the_bank(no_llm: ModelSet) -> None:
     assert (world.route, world.decided_by) == ("agent", "embedding")
 
 
+async def test_an_unsure_agent_vote_goes_to_documents_that_hold_its_subject(
+    no_llm: ModelSet,
+) -> None:
+    """ "바퀴에 머리카락 끼면 어떻게 빼?" is the agent's by the bank, but not surely: beside a
+    manual that speaks of 바퀴 it is asked of the manual. A common word held ("어떻게" is
+    no noun; "회사" is common) or a sure vote leaves the route as voted."""
+    manual = ["바퀴에 머리카락이 감기면 바퀴를 분리한 뒤 가위로 잘라 제거하세요."]
+    asked: list[str] = []
+
+    async def search(text: str) -> list[str]:
+        asked.append(text)
+        return manual
+
+    async def unrelated(text: str) -> list[str]:
+        return ["먼지통은 매일 비우고 물로 씻어 말려 주세요."]
+
+    question = "바퀴에 머리카락 끼면 어떻게 빼?"
+    plain = await decide_route(question, [], no_llm, has_documents=True)
+    held = await decide_route(question, [], no_llm, has_documents=True, search=search)
+    other = await decide_route(question, [], no_llm, has_documents=True, search=unrelated)
+    assert (plain.route, held.route, other.route) == ("agent", "rag", "agent")
+    assert held.decided_by == "embedding" and "바퀴" in held.reason
+    sure = await decide_route("점심 메뉴 추천해줘", [], no_llm, has_documents=True, search=search)
+    assert sure.route == "agent" and asked == [question]  # a sure vote searches nothing
+
+
 async def test_a_bare_condition_goes_where_the_previous_question_went(no_llm: ModelSet) -> None:
     """Alone, "친척 집에서 자면?" is the agent's (the bank); after a question on the travel rules
     it is asked of the same documents. A redo of the answer keeps its own route."""

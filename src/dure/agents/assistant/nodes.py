@@ -109,7 +109,12 @@ async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
     collection = await asyncio.to_thread(deps.collection)
     has_documents = collection is not None or "retriever" in deps.options
     d = await decide_route(
-        question, messages[:-1], deps.models, has_documents=has_documents, collection=collection
+        question,
+        messages[:-1],
+        deps.models,
+        has_documents=has_documents,
+        collection=collection,
+        search=(lambda text: _passages(deps, text, collection)) if has_documents else None,
     )
     emit(decision_event("router", d.decided_by, d.route, d.reason))
     # A question about documents with none registered gets an honest answer, not a guess.
@@ -131,6 +136,15 @@ async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
     emit(Thinking(step="rag", content=f"관련 문서 {len(sources)}건을 찾았습니다"))
     context = format_passages(sources) if sources else NO_DOCUMENTS
     return {"context": context, "sources": [s.model_dump() for s in sources]}
+
+
+async def _passages(deps: Deps, question: str, name: str | None) -> list[str]:
+    """The texts `_search` finds (none when it fails: the route then stays as voted)."""
+    try:
+        return [s.text for s in await _search(deps, question, name)]
+    except Exception as e:
+        log.warning("retrieval for the route failed: %s", e)
+        return []
 
 
 async def _search(deps: Deps, question: str, name: str | None) -> list[Source]:
