@@ -23,6 +23,7 @@ from dure import honest
 from dure.agents.assistant.deps import AGENT_NAME, Deps
 from dure.agents.assistant.prompts import (
     CONTEXT_HEADER,
+    CONTEXT_RULE,
     NO_DOCUMENTS,
     SUMMARY_HEADER,
     SYSTEM_PROMPT,
@@ -61,13 +62,14 @@ AGENT_MAX_TOKENS = 512
 
 
 def build_system_prompt(summary: str | None, context: str | None) -> str:
-    """The system message: base prompt, then [이전 대화 요약], then [참고 문서]."""
+    """The system message: base prompt, then [이전 대화 요약], then [참고 문서] and the rule for
+    answering from it."""
     parts = [SYSTEM_PROMPT]
     formatted = format_summary_for_prompt(summary)
     if formatted:
         parts.append(f"{SUMMARY_HEADER}\n{formatted}")
     if context:
-        parts.append(f"{CONTEXT_HEADER}\n{context}")
+        parts += [f"{CONTEXT_HEADER}\n{context}", CONTEXT_RULE]
     return "\n\n".join(parts)
 
 

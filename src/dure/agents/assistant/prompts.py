@@ -17,4 +17,16 @@ SYSTEM_PROMPT = (
 
 SUMMARY_HEADER = "[이전 대화 요약]"
 CONTEXT_HEADER = "[참고 문서]"
+#: After the passages, the last thing the model reads before the question (measured on the
+#: document answers benchmark, with the route's document check, 20 + 24 questions: fact coverage
+#: dev 0.30 → 0.60, blind5 0.42 → 0.58; false refusals 0 → 0, 0.08 → 0; the model still
+#: seldom says a topic is absent: 0 → 0.1, 0 → 0).
+CONTEXT_RULE = (
+    "[답변 규칙]\n"
+    "- 질문의 답이 [참고 문서]에 있으면 문서의 문장과 수치를 그대로 옮겨 답하세요.\n"
+    "- 문서의 내용(금액, 기간, 조건, 되는지 안 되는지)을 묻는데 답이 [참고 문서]에 없으면 "
+    '"올려 주신 문서에는 ○○에 대한 내용이 없습니다."라고 답하세요(○○: 질문한 것). '
+    "있을 법한 내용을 지어내지 마세요.\n"
+    "- 문서와 관계없는 일반적인 질문이면 평소처럼 답하세요."
+)
 NO_DOCUMENTS = "(검색된 문서가 없습니다)"
