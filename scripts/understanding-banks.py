@@ -74,7 +74,6 @@ def _common_nouns(check: bool) -> str | None:
     """The common nouns' file (`dure.korean.specific`), counted when missing; its name if so."""
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=tmp)
-        specific._common.clear()
         words = specific.common_nouns(settings)  # counted into `tmp` unless shipped
         made = list((Path(tmp) / "understanding").glob("common-nouns-*.json"))
         if not made:
