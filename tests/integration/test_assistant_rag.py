@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from dure import honest
+from dure.agents.assistant import nodes
 from dure.retrieval import open_collection
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel, tool_call
@@ -59,10 +60,19 @@ async def test_rag_over_a_real_collection(settings: Settings, collection: str) -
 
 
 async def test_an_unsure_agent_route_reaches_documents_that_hold_its_subject(
-    settings: Settings, tmp_path: Path
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ "바퀴에 머리카락 끼면 어떻게 빼?" is the agent's by the example bank, unsurely; the user's
-    manual speaks of 바퀴, so the question is asked of it."""
+    manual speaks of 바퀴, so the question is asked of it (searched once: `rag` reads what the
+    router found)."""
+    searches: list[str] = []
+    search = nodes._search
+
+    async def counted(deps, question, name):
+        searches.append(question)
+        return await search(deps, question, name)
+
+    monkeypatch.setattr(nodes, "_search", counted)
     settings.search.store = "memory"
     path = tmp_path / "청소기설명서.md"
     path.write_text(
@@ -79,6 +89,8 @@ async def test_an_unsure_agent_route_reaches_documents_that_hold_its_subject(
     turn = await bot.turn("바퀴에 머리카락 끼면 어떻게 빼?")
     assert turn.route == "rag" and turn.llm_calls == 1
     assert "바퀴를 분리해 가위로" in system_prompt(turn.calls[0])
+    assert searches == ["바퀴에 머리카락 끼면 어떻게 빼?"]
+    assert turn.done.sources and "바퀴" in turn.done.sources[0].text
 
 
 @pytest.mark.usefixtures("llm_tier")

@@ -110,26 +110,36 @@ async def router(state: AssistantState, *, deps: Deps) -> AssistantState:
     question = last_question(messages)
     collection = await asyncio.to_thread(deps.collection)
     has_documents = collection is not None or "retriever" in deps.options
+    found: list[Source] = []  # what the route's document check searched, if it did
+
+    async def passages(text: str) -> list[str]:
+        found[:] = await _passages(deps, text, collection)
+        return [s.text for s in found]
+
     d = await decide_route(
         question,
         messages[:-1],
         deps.models,
         has_documents=has_documents,
         collection=collection,
-        search=(lambda text: _passages(deps, text, collection)) if has_documents else None,
+        search=passages if has_documents else None,
     )
     emit(decision_event("router", d.decided_by, d.route, d.reason))
+    if d.route == "rag" and found:  # `rag` reads them instead of searching again
+        return {"next_action": "rag", "sources": [s.model_dump() for s in found]}
     # A question about documents with none registered gets an honest answer, not a guess.
     return {"next_action": "no_documents" if d.route == "rag" and not has_documents else d.route}
 
 
 async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
-    """Search the collection for the question; passages into `context`, with sources."""
+    """Search the collection for the question (unless the router has); passages into `context`,
+    with sources."""
     question = last_question(state.get("messages", []))
     collection = await asyncio.to_thread(deps.collection)
     emit(Thinking(step="rag", content=f"문서 검색 중: {collection or '검색기'}"))
+    searched = [Source.model_validate(s) for s in state.get("sources") or []]
     try:
-        sources = await _search(deps, question, collection)
+        sources = searched or await _search(deps, question, collection)
     except Exception as e:  # a broken collection must not end the turn
         log.warning("retrieval failed: %s", e)
         message = f"문서 검색에 실패했습니다: {e}"
@@ -140,10 +150,10 @@ async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
     return {"context": context, "sources": [s.model_dump() for s in sources]}
 
 
-async def _passages(deps: Deps, question: str, name: str | None) -> list[str]:
-    """The texts `_search` finds (none when it fails: the route then stays as voted)."""
+async def _passages(deps: Deps, question: str, name: str | None) -> list[Source]:
+    """What `_search` finds (none when it fails: the route then stays as voted)."""
     try:
-        return [s.text for s in await _search(deps, question, name)]
+        return await _search(deps, question, name)
     except Exception as e:
         log.warning("retrieval for the route failed: %s", e)
         return []
