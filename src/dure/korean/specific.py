@@ -15,6 +15,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import IO
 
 from dure.korean.bank import bank_rows, kept
@@ -50,14 +51,21 @@ def nouns(text: str) -> list[str]:
 
 def common_nouns(settings: Settings) -> frozenset[str]:
     """Nouns `COMMON_DF` or more bank messages use (read from the shipped or cached count)."""
-    texts = [str(r["text"]) for name in BANKS for r in bank_rows(name)]
-    digest = hashlib.sha256(json.dumps([texts, COMMON_DF]).encode()).hexdigest()[:16]
-    name = f"common-nouns-{digest}.json"
+    name, texts = _banks_counted()
     with _lock:
         if name not in _common:
             cache = settings.data_dir / "understanding"
             _common[name] = kept(name, cache, _read, lambda: _count(texts), _write)
         return _common[name]
+
+
+@lru_cache(maxsize=1)
+def _banks_counted() -> tuple[str, tuple[str, ...]]:
+    """The common nouns' file name (it changes with the banks' messages) and those messages:
+    read once a process, not on every route check."""
+    texts = tuple(str(r["text"]) for name in BANKS for r in bank_rows(name))
+    digest = hashlib.sha256(json.dumps([texts, COMMON_DF]).encode()).hexdigest()[:16]
+    return f"common-nouns-{digest}.json", texts
 
 
 def _count(texts: Iterable[str]) -> frozenset[str]:
