@@ -34,17 +34,18 @@ _common: dict[str, frozenset[str]] = {}
 
 
 def nouns(text: str) -> list[str]:
-    """The nouns of `text` of two characters or more, nouns written together joined, lower-cased."""
+    """The nouns of `text` of two characters or more, nouns written together joined, lower-cased.
+    A code of letters and digits is one noun ("E06", "P2": Kiwi reads a letter, then a number)."""
     found: list[str] = []
     run: list[str] = []
-    end = -1
+    end, last = -1, ""
     for form, tag, start, stop in spans(text):
-        if tag in _NOUNS and run and start == end:
+        if run and start == end and (tag in _NOUNS or (tag == "SN" and last == "SL")):
             run.append(form)
         else:
             found.append("".join(run))
             run = [form] if tag in _NOUNS else []
-        end = stop
+        end, last = stop, tag
     found.append("".join(run))
     return [n.lower() for n in found if len(n) >= 2]
 

@@ -14,6 +14,13 @@ def test_nouns_written_together_are_one_and_short_ones_are_left_out() -> None:
     assert specific.nouns("GPS 기능 있어?") == ["gps", "기능"]
 
 
+def test_a_code_of_letters_and_digits_is_one_noun_and_a_count_is_not_part_of_one() -> None:
+    assert specific.nouns("화면에 E06 떴는데 뭐에요ㅠ") == ["화면", "e06"]
+    assert specific.nouns("P2 오류") == ["p2", "오류"]
+    assert specific.nouns("배터리2개 주세요") == ["배터리"]
+    assert specific.nouns("3월 5일") == []
+
+
 def test_common_nouns_ship_with_the_banks_and_are_read_not_counted(tmp_path: Path) -> None:
     specific._common.clear()
     common = specific.common_nouns(Settings(data_dir=tmp_path))
@@ -30,3 +37,6 @@ def test_a_specific_noun_held_spaces_aside(tmp_path: Path) -> None:
     assert specific.held_noun("반품 배송비 누가 내?", texts, settings) == "반품"
     assert specific.held_noun("환불 계좌 바꾸려면?", texts, settings) is None
     assert specific.held_noun("회사 근처 맛집", ["회사 근처 주차장 안내"], settings) is None
+    codes = ["| E06 | 모터 과열 | 10분 쉬었다가 다시 켜세요 |"]
+    assert specific.held_noun("화면에 E06 떴는데 뭐에요", codes, settings) == "e06"
+    assert specific.held_noun("E05 에러는 뭐임?", codes, settings) is None
