@@ -3,7 +3,10 @@
 Sets (`SETS`): the dev sets — the dev questions over the sample contracts
 (`tests/data/search_dev.jsonl`, split `dev`, used to build the old thesaurus and weights, and
 `holdout`) and our statute dev set (`benchmarks/data/statute_dev/`: an excerpt of 형법 with
-questions we wrote, searched across the whole excerpt) — and the blind sets in
+questions we wrote, searched across the whole excerpt), and a second contract dev set
+(`benchmarks/data/contract_dev2/`: four contracts, 160 questions, three quarters colloquial,
+written by a helper for tuning, not blind; reported, not yet in the fusion choice) — and the
+blind sets in
 `benchmarks/data/blind/` written by a writer who never saw the code: contracts, long documents
 chunked by heading (gold = heading path or text span) and statutes (searched across every
 statute at once); `benchmarks/data/blind2/`, a second contract set (colloquial) written
@@ -56,6 +59,7 @@ BLIND6 = ROOT / "benchmarks" / "data" / "blind6"  # a sixth, likewise
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
 STATUTE_DEV = ROOT / "benchmarks" / "data" / "statute_dev"  # 형법 excerpt, our own questions
+CONTRACT_DEV2 = ROOT / "benchmarks" / "data" / "contract_dev2"  # colloquial, tuned on
 
 
 def _files(folder: Path, kind: Kind) -> dict[str, tuple[Path, Kind]]:
@@ -88,6 +92,9 @@ SETS: dict[str, QuestionSet] = {
     "dev": QuestionSet(DEV, _SAMPLES, "dev"),
     "dev_holdout": QuestionSet(DEV, _SAMPLES, "holdout"),
     "dev_statutes": _laid_out(STATUTE_DEV, "statute", "contract", within_document=False),
+    "dev2_contracts": QuestionSet(
+        CONTRACT_DEV2 / "questions.jsonl", _files(CONTRACT_DEV2 / "contracts", "contract")
+    ),
     "blind_contracts": _laid_out(BLIND, "contract", "contract"),
     "blind_documents": _laid_out(BLIND, "document", "document"),
     "blind2_contracts": _laid_out(BLIND2, "contract", "contract"),
