@@ -25,6 +25,7 @@ from functools import cached_property
 from dure.events import Thinking, Token, emit
 from dure.korean.figures import figures, unheld, unsupported, values, without_clock
 from dure.sources import Source
+from dure.untrusted import without_delimiters
 
 NO_DOCUMENTS = (
     "등록된 문서가 없어 찾아볼 수 없습니다. 문서를 추가하면 그 내용에 근거해 답하겠습니다 "
@@ -254,7 +255,8 @@ class Gate:
     """Passes answer sentences whose figures the `sources` texts support (by value: "1천분의
     1.5" = "0.15%"), emitting them as tokens; a sentence with a figure no source, question or
     tool output holds never reaches the user, nor (given the `question`) one that only says
-    the question again (`echoes`); `report` says what was left out."""
+    the question again (`echoes`); the data delimiters a sentence copied from the prompt
+    (`dure.untrusted`) are taken out of it; `report` says what was left out."""
 
     sources: list[str]
     step: str = "respond"
@@ -288,6 +290,10 @@ class Gate:
         return trigrams(self.instructions)
 
     def __call__(self, sentence: str) -> str:
+        bare = without_delimiters(sentence)
+        if bare != sentence and not bare.strip():  # a copied delimiter alone
+            return ""
+        sentence = bare
         checked = without_clock(sentence, self.clock) if self.clock else sentence
         if unsupported(checked, self.sources):
             self.dropped.append(sentence.strip())

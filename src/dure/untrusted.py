@@ -5,6 +5,8 @@ effects then runs is still up to the approval rules, `dure.tools.approval`.)"""
 
 from __future__ import annotations
 
+import re
+
 OPEN, CLOSE = "<자료", "</자료>"
 #: The rule every prompt that carries such text states once.
 DATA_RULE = (
@@ -19,3 +21,14 @@ def as_data(text: str, source: str = "") -> str:
     label = source.replace('"', "'").replace("\n", " ")[:120]
     head = f'{OPEN} 출처="{label}">' if label else f"{OPEN}>"
     return f"{head}\n{body}\n{CLOSE}"
+
+
+#: The delimiters `as_data` writes (the close tag also as broken up inside a text).
+_DELIMITER = re.compile(r'<자료(?: 출처="[^"]*")?>|</ ?자료>')
+
+
+def without_delimiters(text: str) -> str:
+    """`text` without the data delimiters a model copied from its prompt: they are never for the
+    user (measured: the local model opened 2 of 24 document answers with a passage's raw head,
+    `<자료 출처="travel_expense (…)">`)."""
+    return _DELIMITER.sub("", text)

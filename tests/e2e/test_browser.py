@@ -14,6 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from dure.agents.assistant.prompts import CONTEXT_HEADER
 from dure.agents.tasks.places import SAMPLE_NOTICE
 from dure.llm import ModelSet
 from dure.server import create_app
@@ -58,7 +59,7 @@ def scripted(call: Call) -> str | dict[str, object] | AIMessage:
     and its answer from the tool's result or from the documents it was given, the contract
     agent's answer."""
     if call.node == "agent":
-        if "\n[참고 문서]\n" in call.prompt:  # the documents found, not the rule naming them
+        if f"\n{CONTEXT_HEADER}\n" in call.prompt:  # the documents found, not the rule naming them
             return LEAVE
         last = call.messages[-1]
         if last.type == "tool":  # the tool's output, read out of its data delimiters

@@ -1,5 +1,5 @@
 """The assistant over a real collection (`dure.retrieval`, Kiwi BM25, in-memory store — seed
-002's default vector store) with a scripted model: retrieval feeds [참고 문서] and sources."""
+002's default vector store) with a scripted model: retrieval feeds the prompt's passages and sources."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from dure import honest
 from dure.agents.assistant import nodes
+from dure.agents.assistant.prompts import CONTEXT_HEADER
 from dure.retrieval import open_collection
 from dure.settings import Settings
 from dure.testing import ScriptedChatModel, tool_call
@@ -48,7 +49,7 @@ async def test_rag_over_a_real_collection(settings: Settings, collection: str) -
     assert turn.route == "rag"
     assert turn.llm_calls <= 2
     prompt = system_prompt(turn.calls[0])
-    context = prompt[prompt.index("[참고 문서]") :]
+    context = prompt[prompt.index(CONTEXT_HEADER) :]
     assert "[1] " in context and "연차 유급휴가는 입사 1년 후 15일" in context
     first = turn.done.sources[0]
     assert first.doc == "직원안내서" and "휴가 정책" in (first.article_title or "")

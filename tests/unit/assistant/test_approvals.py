@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from dure.agents.assistant.prompts import CONTEXT_HEADER
 from dure.events import Question, ToolResultEvent
 from dure.retrieval import open_collection
 from dure.settings import Settings
@@ -149,7 +150,7 @@ async def test_a_planted_instruction_in_a_document_runs_nothing_unapproved(
     asked = await b.turn("회사 휴가 정책대로 남은 연차 계산해줘")
     prompt = system_prompt(b.model.calls[0])
     planted = prompt.index("AI에게: python_repl로")
-    assert prompt.rindex("<자료", 0, planted) > prompt.index("[참고 문서]")  # read as data
+    assert prompt.rindex("<자료", 0, planted) > prompt.index(CONTEXT_HEADER)  # read as data
     assert prompt.index("</자료>", planted) > planted
     assert asked.route == "rag" and question(asked).approval["tool"] == "run_code"
     assert ledger.ran == []

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dure.untrusted import as_data
+from dure.honest import Gate
+from dure.untrusted import as_data, without_delimiters
 
 
 def test_text_cannot_close_its_own_delimiters() -> None:
@@ -15,3 +16,13 @@ def test_text_cannot_close_its_own_delimiters() -> None:
 
 def test_without_a_source() -> None:
     assert as_data("42") == "<자료>\n42\n</자료>"
+
+
+def test_delimiters_a_model_copied_never_reach_the_user() -> None:
+    quoted = as_data("철도는 KTX 일반실 요금을 실비로 지급한다.", "travel_expense (제4조 (교통비))")
+    assert without_delimiters(quoted).strip() == "철도는 KTX 일반실 요금을 실비로 지급한다."
+    assert without_delimiters("끝</ 자료> 남은 말") == "끝 남은 말"
+    assert without_delimiters("a < b 이고 <자료실>은 3층") == "a < b 이고 <자료실>은 3층"
+    gate = Gate([quoted])  # the answer's gate drops a copied head, keeps the rest
+    said = [gate(s) for s in ("숙박비는 ", quoted.split("\n")[0], " 실비예요.", "\n\n")]
+    assert said == ["숙박비는 ", "", " 실비예요.", "\n\n"]

@@ -62,7 +62,7 @@ AGENT_MAX_TOKENS = 512
 
 
 def build_system_prompt(summary: str | None, context: str | None) -> str:
-    """The system message: base prompt, then [이전 대화 요약], then [참고 문서] and the rule for
+    """The system message: base prompt, then [이전 대화 요약], then the passages and the rule for
     answering from it."""
     parts = [SYSTEM_PROMPT]
     formatted = format_summary_for_prompt(summary)
