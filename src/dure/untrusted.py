@@ -29,6 +29,6 @@ _DELIMITER = re.compile(r'<자료(?: 출처="[^"]*")?>|</ ?자료>')
 
 def without_delimiters(text: str) -> str:
     """`text` without the data delimiters a model copied from its prompt: they are never for the
-    user (measured: the local model opened 2 of 24 document answers with a passage's raw head,
-    `<자료 출처="travel_expense (…)">`)."""
+    user (measured: 2 of 24 of the local model's document answers went on from the question to
+    a passage's raw head, `<자료 출처="travel_expense (…)">`, and its text)."""
     return _DELIMITER.sub("", text)
