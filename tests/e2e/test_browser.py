@@ -4,7 +4,6 @@ server on loopback with the scripted test agents. Screenshots go to tests/artifa
 from __future__ import annotations
 
 import asyncio
-import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from dure.server import create_app
 from dure.server.keys import create_key
 from dure.settings import Settings
 from dure.testing import Call, ScriptedChatModel, tool_call
+from dure.untrusted import without_delimiters
 from server_agents import EXTRA_AGENTS
 from server_support import live_server
 
@@ -63,7 +63,7 @@ def scripted(call: Call) -> str | dict[str, object] | AIMessage:
             return LEAVE
         last = call.messages[-1]
         if last.type == "tool":  # the tool's output, read out of its data delimiters
-            output = re.sub(r"</?자료[^>]*>", "", str(last.content)).strip()
+            output = without_delimiters(str(last.content)).strip()
             return f"파이썬으로 계산한 결과는 {output}입니다."
         return tool_call("python_repl", code="print(6 * 7)")
     if call.node == "worker":  # the lunch menu ranking: the first dish it was offered
