@@ -1,94 +1,16 @@
-// Dure web UI: threads, streamed answers (SSE over fetch), thinking steps, sources, slots and
-// the audit trail — all drawn from the typed events the server streams. No build step.
+// Dure web UI: the page's state, the thread list, sending a message and following its answer,
+// the dialogs, routing and start-up. Beside it: client.js (network), exchange.js (one exchange
+// on screen), panel.js (side panel), ui.js (shared helpers). No build step.
+import { ApiError, connect } from "/static/client.js";
 import { documentsDialog, uploadFile } from "/static/documents.js";
-import { renderMarkdown } from "/static/markdown.js";
+import { Exchange } from "/static/exchange.js";
+import { panelVisible, resetPanel, showArticle, showSlots } from "/static/panel.js";
+import { $, el, isPhone, scrollToEnd } from "/static/ui.js";
 
-const $ = (id) => document.getElementById(id);
-const KEY_STORE = "dure.apiKey";
-const state = { key: localStorage.getItem(KEY_STORE) || "", config: null, agents: [], threads: [], thread: null, busy: false };
-
-// ------------------------------------------------------------------ API
-
-class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
-}
-
-function headers(extra = {}) {
-  return state.key ? { Authorization: `Bearer ${state.key}`, ...extra } : extra;
-}
-
-async function api(path, { method = "GET", json, form } = {}) {
-  const init = { method, headers: headers() };
-  if (json !== undefined) {
-    init.body = JSON.stringify(json);
-    init.headers["Content-Type"] = "application/json";
-  } else if (form) {
-    init.body = form;
-  }
-  const res = await fetch(path, init);
-  if (res.status === 204) return null;
-  const data = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    const message = data.detail || (data.error && data.error.message) || `요청 실패 (${res.status})`;
-    if (res.status === 401) askForKey(message);
-    throw new ApiError(res.status, message);
-  }
-  return data;
-}
-
-// Server-Sent Events over fetch: a message posted (POST), or the answer in progress taken up
-// again after the stream dropped (GET …/events, from the frame after `lastId`). Yields
-// {event, data, id} as they arrive.
-async function* eventStream(path, { body, lastId } = {}) {
-  const extra = { Accept: "text/event-stream" };
-  if (body !== undefined) extra["Content-Type"] = "application/json";
-  if (lastId !== undefined && lastId !== null) extra["Last-Event-ID"] = String(lastId);
-  const res = await fetch(path, {
-    method: body === undefined ? "GET" : "POST",
-    headers: headers(extra),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) {
-    const data = await res.json().catch(() => ({}));
-    if (res.status === 401) askForKey(data.detail);
-    throw new ApiError(res.status, data.detail || `요청 실패 (${res.status})`);
-  }
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      let event = "message";
-      let id = null;
-      const data = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("id:")) id = Number(line.slice(3).trim());
-        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
-      }
-      if (data.length) yield { event, data: JSON.parse(data.join("\n")), id };
-    }
-  }
-}
-
-// ------------------------------------------------------------------ helpers
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k === "html") node.innerHTML = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined) node.append(c);
-  return node;
-}
+const state = { config: null, agents: [], threads: [], thread: null, busy: false };
+const { api, eventStream, hasKey, saveKey } = connect({ unauthorized: askForKey });
+// What an exchange on screen calls back: sending a reply, and opening a source's article.
+const actions = { send, openArticle: (source) => showArticle(source, api, state.thread) };
 
 function when(seconds) {
   const d = new Date(seconds * 1000);
@@ -99,275 +21,8 @@ function when(seconds) {
 }
 
 const agentTitle = (name) => (state.agents.find((a) => a.name === name) || {}).title || name;
-const sourceLabel = (s) => [s.doc, s.article_no, s.article_title && `(${s.article_title})`].filter(Boolean).join(" ");
-const isPhone = () => window.matchMedia("(max-width: 760px)").matches;
 const PLACEHOLDER = "메시지를 입력하세요";
 const REPLY_PLACEHOLDER = "질문에 답해 주세요";
-
-// An article's text without its heading line (the panel shows the heading already).
-function articleBody(text, articleNo) {
-  const [first, ...rest] = String(text || "").split("\n");
-  return articleNo && first.trim().startsWith(articleNo) && rest.length ? rest.join("\n").trim() : text;
-}
-
-function scrollToEnd() {
-  const box = $("messages");
-  box.scrollTop = box.scrollHeight;
-}
-
-// ------------------------------------------------------------------ steps
-
-function describe(e) {
-  switch (e.type) {
-    case "thinking": return ["생각", e.content || e.step];
-    case "planning": return ["계획", e.content || "다음에 할 일을 정하는 중"];
-    case "tool_selected":
-      return ["도구 선택", (e.tools || []).map((t) => t.name).join(", ") || e.content || ""];
-    case "tool_result":
-      return [e.ok === false ? "도구 실패" : "도구 결과", `${e.tool || ""} ${preview(e.content)}`.trim()];
-    case "evaluation_result":
-      return ["평가", e.is_sufficient ? "정보가 충분합니다" : `더 찾아봅니다${e.missing_info ? ` — ${e.missing_info}` : ""}`];
-    case "generating": return ["답변", e.content || "답변을 작성하는 중"];
-    case "queued": return ["대기", e.content];
-    case "slots": return ["작업 정보", (e.missing || []).length ? `남은 항목: ${missingLabels(e).join(", ")}` : "모두 채워짐"];
-    case "question": return ["질문", e.content];
-    case "error": return [e.code === "cancelled" ? "중지" : "오류", e.content];
-    default: return [e.type, preview(e.content)];
-  }
-}
-
-function preview(content) {
-  if (content === undefined || content === null) return "";
-  const text = typeof content === "string" ? content : JSON.stringify(content);
-  return text.length > 140 ? `${text.slice(0, 140)}…` : text;
-}
-
-// ------------------------------------------------------------------ one exchange on screen
-
-class Exchange {
-  constructor(turn) {
-    this.turn = turn;
-    this.steps = 0;
-    this.text = "";
-    this.node = el("article", { class: "exchange" });
-    this.node.append(el("div", { class: "bubble user" }, turn.message));
-    this.reply = el("div", { class: "bubble assistant" });
-    this.details = el("details", { class: "steps" });
-    this.summary = el("summary", {}, "생각 과정");
-    this.stepList = el("ol");
-    this.details.append(this.summary, this.stepList);
-    this.details.hidden = true;
-    this.answer = el("div", { class: "answer markdown" });
-    this.sources = el("div", { class: "sources" });
-    this.sources.hidden = true;
-    this.notice = el("div", { class: "notice" });
-    this.notice.hidden = true;
-    this.reply.append(this.details, this.answer, this.sources, this.notice);
-    this.node.append(this.reply);
-    $("messages").append(this.node);
-  }
-
-  event(e) {
-    if (this.queued && e.type !== "queued") {
-      this.queued = false;
-      this.notice.hidden = true;
-    }
-    if (e.type === "token") {
-      this.text += e.content;
-      this.answer.classList.add("streaming");
-      this.renderSoon();
-      return;
-    }
-    if (e.type === "done") return this.done(e);
-    if (e.type === "sources") return this.setSources(e.content);
-    if (e.type === "slots") showSlots(e.content, e.missing, e.rows);
-    if (e.type === "tool_result" && e.step) addAudit(e.step, this.turn.message, e.tool);
-    if (e.type === "question" && e.approval && !this.finished) this.showApproval(e.approval);
-    this.addStep(e);
-    // The model is busy with other answers: where this one waits, until its turn comes.
-    if (e.type === "queued" && !this.finished) {
-      this.queued = true;
-      this.showNotice(e.content, "wait");
-      scrollToEnd();
-    }
-  }
-
-  // A tool's side effect waits for a yes: approve, reject, or approve with edited arguments.
-  showApproval(request) {
-    const args = el("textarea", { class: "approval-args", rows: 4, "aria-label": "도구 인자 (JSON)" });
-    args.value = JSON.stringify(request.args, null, 2);
-    const problem = el("div", { class: "muted" });
-    const answer = (reply) => { card.remove(); send(reply); };
-    const edited = () => {
-      try {
-        answer(JSON.stringify({ approve: true, args: JSON.parse(args.value) }));
-      } catch (err) {
-        problem.textContent = `인자가 올바른 JSON이 아닙니다: ${err.message}`;
-      }
-    };
-    const card = el(
-      "div",
-      { class: "approval", role: "group", "aria-label": "도구 실행 승인" },
-      el("b", {}, `도구 실행 승인: ${request.tool}`),
-      el("div", { class: "muted" }, request.why || ""),
-      args,
-      problem,
-      el("div", { class: "approval-buttons" },
-        el("button", { type: "button", class: "primary", onclick: () => answer("승인") }, "승인"),
-        el("button", { type: "button", onclick: () => answer("거절") }, "거절"),
-        el("button", { type: "button", onclick: edited }, "수정해서 승인")),
-    );
-    this.reply.append(card);
-  }
-
-  addStep(e) {
-    const [label, text] = describe(e);
-    this.steps += 1;
-    this.details.hidden = false;
-    if (!this.finished) this.details.open = true;
-    this.summary.textContent = `생각 과정 · ${this.steps}단계`;
-    this.stepList.append(el("li", { class: `step step-${e.type}` }, el("b", {}, label), " ", text || ""));
-    // A stopped answer says so itself (its last line); other errors get a notice.
-    if (e.type === "error" && e.code !== "cancelled") this.showNotice(e.content, "error");
-  }
-
-  renderSoon() {
-    if (this.pending) return;
-    this.pending = requestAnimationFrame(() => {
-      this.pending = null;
-      this.answer.innerHTML = renderMarkdown(this.text);
-      scrollToEnd();
-    });
-  }
-
-  setSources(sources) {
-    this.sources.replaceChildren();
-    if (!sources || !sources.length) return;
-    this.sources.hidden = false;
-    this.sources.append(el("span", { class: "muted" }, "출처"));
-    for (const s of sources) {
-      this.sources.append(el("button", { class: "chip", type: "button", title: "원문 보기", onclick: () => showArticle(s) }, sourceLabel(s)));
-    }
-  }
-
-  showNotice(text, kind) {
-    this.notice.hidden = false;
-    this.notice.className = `notice ${kind}`;
-    this.notice.textContent = text;
-  }
-
-  done(e) {
-    this.finished = true;
-    if (this.pending) cancelAnimationFrame(this.pending);
-    this.pending = null;
-    this.answer.classList.remove("streaming");
-    // The final answer is authoritative (budget or failure messages replace partial text).
-    this.text = e.content || this.text;
-    this.answer.innerHTML = renderMarkdown(this.text);
-    this.details.open = false;
-    if (e.waiting) this.reply.classList.add("question");
-    if (e.sources && e.sources.length) this.setSources(e.sources);
-    scrollToEnd();
-  }
-
-  static fromJournal(turn) {
-    const x = new Exchange(turn);
-    x.finished = true;
-    for (const e of turn.events || []) x.event(e);
-    if (turn.status === "interrupted" || turn.status === "running") {
-      x.answer.innerHTML = "";
-      const retry = el("button", { class: "link", type: "button", onclick: () => { $("input").value = turn.message; $("input").focus(); } }, "다시 보내기");
-      x.showNotice(turn.status === "running" ? "답변을 만드는 중입니다…" : "이 답변은 중간에 끊겼습니다 (서버가 다시 시작됨). 대화는 직전 답변까지 그대로입니다. ", "warn");
-      if (turn.status === "interrupted") x.notice.append(retry);
-      return x;
-    }
-    x.done({ content: turn.answer || "", sources: turn.sources, waiting: turn.waiting });
-    if (turn.status === "failed") x.showNotice("이 질문은 처리하지 못해 대화 기록에 남기지 않았습니다.", "error");
-    return x;
-  }
-}
-
-// ------------------------------------------------------------------ panel
-
-// Desktop: the panel opens beside the chat whenever it has something to show. Phone: it is an
-// overlay opened on demand (the "정보" button, or a click on a source).
-function panelVisible(open) {
-  const has = !$("slots-card").hidden || !$("article-card").hidden || !$("audit-card").hidden;
-  const show = has && open;
-  $("panel").hidden = !show;
-  $("panel").classList.toggle("open", show);
-  $("open-panel").hidden = !has || show;
-  $("scrim").hidden = !(show && isPhone());
-}
-
-// The task agent's slots as people read them: its `rows` carry Korean labels and values
-// ("인원" "2명", "음식 종류" "냉면 (한식)"); raw slots (a thread's saved state) show as they are.
-function slotRows(slots, missing, rows) {
-  if (rows && rows.length) return rows;
-  const keys = new Set([...Object.keys(slots || {}), ...missing]);
-  return [...keys].map((k) => {
-    const v = (slots || {})[k];
-    const empty = v === undefined || v === null || v === "";
-    return { label: k, value: empty ? "" : String(v), missing: missing.includes(k) };
-  });
-}
-
-function missingLabels(e) {
-  const labels = Object.fromEntries((e.rows || []).map((r) => [r.slot, r.label]));
-  return (e.missing || []).map((k) => labels[k] || k);
-}
-
-function showSlots(slots, missing = [], rows = null) {
-  const table = $("slots-table");
-  table.replaceChildren();
-  for (const r of slotRows(slots, missing, rows)) {
-    table.append(el("tr", { class: r.value ? "" : "missing" }, el("th", {}, r.label), el("td", {}, r.value || "미입력")));
-  }
-  const left = missingLabels({ missing, rows });
-  $("slots-status").textContent = left.length ? `아직 필요한 정보: ${left.join(", ")}` : "필요한 정보를 모두 받았습니다.";
-  $("slots-card").hidden = false;
-  panelVisible(!isPhone());
-}
-
-// One audit record (plan-then-execute's past_steps entry: {step: {step_id, tool, ...}, status,
-// output}; a flat {step_id, tool, status, output} is read the same way).
-function addAudit(record, message, tool) {
-  const step = record.step && typeof record.step === "object" ? record.step : record;
-  const status = record.status || (record.ok === false ? "failure" : "success");
-  const item = el("li", { class: `audit-${status === "success" ? "ok" : "fail"}` },
-    el("b", {}, `${step.step_id ?? ""} ${step.tool || tool || ""}`.trim()),
-    el("span", { class: "badge" }, status === "success" ? "성공" : status === "failure" ? "실패" : status),
-    el("div", { class: "muted" }, preview(record.output ?? step.input ?? "")));
-  item.title = message;
-  $("audit-list").append(item);
-  $("audit-card").hidden = false;
-  panelVisible(!isPhone());
-}
-
-async function showArticle(source) {
-  $("article-card").hidden = false;
-  $("article-doc").textContent = source.doc;
-  $("article-title").textContent = [source.article_no, source.article_title].filter(Boolean).join(" ");
-  $("article-text").textContent = articleBody(source.text, source.article_no) || "불러오는 중…";
-  panelVisible(true);
-  $("article-card").scrollIntoView({ block: "start" });
-  if (!source.article_no || !state.thread) return;
-  try {
-    const q = new URLSearchParams({ doc: source.doc, no: source.article_no, kind: source.kind || "" });
-    const article = await api(`/threads/${state.thread.id}/article?${q}`);
-    $("article-doc").textContent = article.doc;
-    $("article-title").textContent = [article.article_no, article.article_title && `(${article.article_title})`].filter(Boolean).join(" ");
-    $("article-text").textContent = articleBody(article.text, article.article_no);
-  } catch (err) {
-    if (!source.text) $("article-text").textContent = err.message;
-  }
-}
-
-function resetPanel() {
-  for (const id of ["slots-card", "article-card", "audit-card"]) $(id).hidden = true;
-  $("audit-list").replaceChildren();
-  panelVisible(false);
-}
 
 // ------------------------------------------------------------------ threads
 
@@ -403,7 +58,7 @@ async function openThread(id) {
   const doc = view.options && view.options.contract ? " · 계약서 연결됨" : "";
   $("thread-meta").textContent = `${agentTitle(view.agent)}${doc}`;
   const live = view.turns.length && view.turns[view.turns.length - 1].status === "running" ? view.turns.pop() : null;
-  for (const turn of view.turns) Exchange.fromJournal(turn);
+  for (const turn of view.turns) Exchange.fromJournal(turn, actions);
   const stateView = view.state || {};
   const slots = stateView.slots || (stateView.conversation || {}).slots;
   if (slots && $("slots-card").hidden) showSlots(slots, []);
@@ -420,7 +75,7 @@ async function openThread(id) {
 // The thread is answering right now (opened, or the page reloaded, mid-answer): show the answer
 // from its beginning as it goes on. One that another server process makes shows as running.
 async function watch(turn) {
-  const x = new Exchange(turn);
+  const x = new Exchange(turn, actions);
   const threadId = state.thread.id;
   answering(true);
   try {
@@ -486,7 +141,7 @@ async function stopAnswer() {
 async function send(message) {
   if (state.busy || !state.thread) return;
   answering(true);
-  const x = new Exchange({ message });
+  const x = new Exchange({ message }, actions);
   const threadId = state.thread.id;
   scrollToEnd();
   try {
@@ -603,7 +258,7 @@ async function start() {
   state.config = await api("/config");
   state.agents = (await api("/agents")).agents;
   $("open-key").hidden = !state.config.auth;
-  if (state.config.auth && !state.key) askForKey("");
+  if (state.config.auth && !hasKey()) askForKey("");
   try { await loadThreads(); } catch { /* shown by the key dialog */ }
   await route();
 }
@@ -638,8 +293,7 @@ $("new-form").addEventListener("submit", (ev) => { if (ev.submitter && ev.submit
 $("key-form").addEventListener("submit", async (ev) => {
   if (!ev.submitter || ev.submitter.value !== "ok") return;
   ev.preventDefault();
-  state.key = $("key-input").value.trim();
-  localStorage.setItem(KEY_STORE, state.key);
+  saveKey($("key-input").value.trim());
   try {
     await loadThreads();
     $("key-dialog").close();
@@ -649,7 +303,7 @@ $("key-form").addEventListener("submit", async (ev) => {
   }
 });
 $("open-key").addEventListener("click", () => askForKey(""));
-$("open-docs").addEventListener("click", documentsDialog({ api, el, limit: () => state.config.max_upload_bytes }));
+$("open-docs").addEventListener("click", documentsDialog({ api, limit: () => state.config.max_upload_bytes }));
 $("open-sidebar").addEventListener("click", openSidebar);
 $("close-sidebar").addEventListener("click", closeSidebar);
 $("open-panel").addEventListener("click", () => panelVisible(true));

@@ -1,6 +1,8 @@
 // Files on the server: the upload every picker shares, and "내 문서" — the documents the
 // assistant searches (kind "document"): listed, added and deleted here.
 
+import { $, el } from "/static/ui.js";
+
 // Upload `file` as `kind`; `status` shows progress. Throws with the server's reason.
 export async function uploadFile(api, file, kind, limit, status) {
   if (file.size > limit) throw new Error(`파일이 너무 큽니다 (최대 ${(limit / 1e6).toFixed(0)}MB).`);
@@ -14,9 +16,8 @@ export async function uploadFile(api, file, kind, limit, status) {
 
 const size = (bytes) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1024))}KB` : `${(bytes / 1e6).toFixed(1)}MB`);
 
-// The "내 문서" dialog: `api` and `el` are the app's helpers, `limit()` the upload cap.
-export function documentsDialog({ api, el, limit }) {
-  const $ = (id) => document.getElementById(id);
+// The "내 문서" dialog: `api` is the app's client, `limit()` the upload cap.
+export function documentsDialog({ api, limit }) {
   const dialog = $("docs-dialog");
   const list = $("docs-list");
   const status = $("docs-status");
