@@ -16,9 +16,9 @@ Per set:
   answered in English), answer length (characters);
 - honest-failure rate: a failure case admits it and says nothing forbidden; a control answers.
 
-Document questions (blind5: `benchmarks/data/answers5/`, a writer's own six documents with
-Markdown tables; dev: `benchmarks/data/documents_dev/`, another writer's five, tuned on), each
-asked of the assistant with only its document added:
+Document questions (blind5: `benchmarks/data/answers5/`, blind6: `benchmarks/data/answers6/`,
+two writers' own six documents each, with Markdown tables; dev: `benchmarks/data/documents_dev/`,
+another writer's five, tuned on), each asked of the assistant with only its document added:
 
 - fact coverage: an answerable question's answer holds every gold fact (any listed form);
 - says-absent rate: the answer says the document does not cover it — wanted for a question
@@ -26,8 +26,8 @@ asked of the assistant with only its document added:
 
 `DURE_BENCH_ANSWERS=contract,failures,documents` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`, `blind2`, `blind3`, `blind4`, `blind5`) one set; the sets not run keep their last numbers in the results
-file.
+(or `blind`, `blind2`, `blind3`, `blind4`, `blind5`, `blind6`) one set; the sets not run keep
+their last numbers in the results file.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ CONTRACT_SETS = {
 DOCUMENT_SETS = {
     "dev": DATA / "documents_dev",  # tuned on
     "blind5": DATA / "answers5",  # a writer's own documents, frozen before any tuning
+    "blind6": DATA / "answers6",  # another writer's six, frozen before the anchoring check
 }
 DEV_FAILURES = [
     {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},
