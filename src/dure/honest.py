@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from dure.events import Thinking, Token, emit
+from dure.korean.anchors import unanchored
 from dure.korean.figures import figures, unheld, unsupported, values, without_clock
+from dure.korean.text import SENTENCE
 from dure.sources import Source
 from dure.untrusted import without_delimiters
 
@@ -110,8 +112,6 @@ def unchecked(answer: str, read: Sequence[str]) -> str:
 
 #: A sentence rests on the source that holds this share of its character trigrams or more.
 CITED_SHARE = 0.3
-#: Where a text splits into sentences (also used for quotes, `dure.quotes`).
-SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
 
 
 def cited(answer: str, sources: Sequence[Source]) -> list[Source]:
@@ -146,11 +146,13 @@ RESULT_CHARS = 300
 
 
 def only_results(results: Sequence[str]) -> str:
-    """The answer when every sentence the model wrote had a figure nothing supports: what the
-    tools or documents returned, as they returned it."""
+    """The answer when every sentence the model wrote had a figure nothing supports (or one the
+    documents hold about something else): what the tools or documents returned, as returned."""
     shown = [r.strip() for r in results if r.strip()]
     lines = "\n".join(f"- {r[:RESULT_CHARS]}{'…' if len(r) > RESULT_CHARS else ''}" for r in shown)
-    return f"답변의 문장마다 근거에 없는 수치가 있어, 확인된 결과만 그대로 전합니다.\n{lines}"
+    return (
+        f"답변의 문장마다 근거로 확인되지 않는 수치가 있어, 확인된 결과만 그대로 전합니다.\n{lines}"
+    )
 
 
 def show(sentence: str) -> str:
@@ -271,7 +273,13 @@ class Gate:
     clock: str = ""
     #: The user's articles (label → text) an answer may say it comes from (`misattributed`).
     articles: dict[str, str] = field(default_factory=dict)
+    #: The document passages the answer read, and what the user said (last the question): a
+    #: figure only the passages hold must come from a line about what its sentence says
+    #: (`dure.korean.anchors`).
+    passages: list[str] = field(default_factory=list)
+    said: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    misplaced: list[str] = field(default_factory=list)
     echoed: list[str] = field(default_factory=list)
     parroted: list[str] = field(default_factory=list)
     #: Bookkeeping while an answer streams: a sentence was shown; a left-out echo's lead.
@@ -297,6 +305,9 @@ class Gate:
         checked = without_clock(sentence, self.clock) if self.clock else sentence
         if unsupported(checked, self.sources):
             self.dropped.append(sentence.strip())
+            return ""
+        if self.passages and unanchored(checked, self.passages, self.said):
+            self.misplaced.append(sentence.strip())
             return ""
         if (
             QUOTED.match(sentence)
@@ -357,7 +368,8 @@ class Gate:
     def settle(self, answer: str, results: Sequence[str]) -> str:
         """The answer to keep: `answer`, or, when every sentence of it was left out, the
         `results` themselves by rule (an empty answer would say nothing of what was found)."""
-        if answer.strip() or not self.dropped or not any(r.strip() for r in results):
+        left_out = self.dropped or self.misplaced
+        if answer.strip() or not left_out or not any(r.strip() for r in results):
             return answer
         text = only_results(results)
         emit(Token(content=text))
@@ -365,25 +377,13 @@ class Gate:
 
     def report(self) -> None:
         """Say that sentences were left out (never a silent change)."""
-        if self.echoed:
-            emit(
-                Thinking(
-                    step=self.step,
-                    content=f"근거 없이 질문을 되풀이한 문장 {len(self.echoed)}개를 답변에서 뺐습니다.",
-                )
-            )
-        if self.parroted:
-            emit(
-                Thinking(
-                    step=self.step,
-                    content=f"답변 지침을 그대로 옮긴 문장 {len(self.parroted)}개를 답변에서 뺐습니다.",
-                )
-            )
-        if self.dropped:
-            emit(
-                Thinking(
-                    step=self.step,
-                    content=f"근거 자료에서 확인되지 않는 수치가 있는 문장 {len(self.dropped)}개를 "
-                    "답변에서 뺐습니다.",
-                )
-            )
+        why = (
+            (self.echoed, "근거 없이 질문을 되풀이한"),
+            (self.parroted, "답변 지침을 그대로 옮긴"),
+            (self.dropped, "근거 자료에서 확인되지 않는 수치가 있는"),
+            (self.misplaced, "문서의 다른 항목에 적힌 수치를 쓴"),
+        )
+        for left_out, what in why:
+            if left_out:
+                content = f"{what} 문장 {len(left_out)}개를 답변에서 뺐습니다."
+                emit(Thinking(step=self.step, content=content))

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from dure.embeddings import Embedder, EmbeddingError, get_embedder
-from dure.honest import SENTENCE, trigrams
+from dure.honest import trigrams
 from dure.korean.figures import figures, unsupported
+from dure.korean.text import SENTENCE
 from dure.settings import Settings
 from dure.sources import Source
 

@@ -594,7 +594,7 @@ async def test_an_answer_left_with_no_sentence_gives_the_results_themselves(
     events = await h.turn("서울 날씨 알려줘")
     answer = done(events).content
     assert answer.startswith(
-        "답변의 문장마다 근거에 없는 수치가 있어, 확인된 결과만 그대로 전합니다."
+        "답변의 문장마다 근거로 확인되지 않는 수치가 있어, 확인된 결과만 그대로 전합니다."
     )
     assert "31°C" not in answer and "서울 날씨" in answer  # the search's own result
     assert "".join(e.content for e in events if e.type == "token") == answer

@@ -1,4 +1,4 @@
-"""Text a model writes for a Korean reader (a reason, what is missing), kept Korean by its schema.
+"""Korean text in sentences, and text a model writes for a Korean reader, kept Korean by its schema.
 
 Measured on the default local model: with a Korean prompt, the evaluator's reasoning still came
 back in English ("The information provided in the user's contract matches …"). A JSON-schema
@@ -6,6 +6,12 @@ pattern turns into the decoding grammar, so a constrained model cannot write a L
 """
 
 from __future__ import annotations
+
+import re
+
+#: Where a text splits into sentences and lines (an answer's sentences, a passage's lines and
+#: table rows).
+SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
 
 
 def korean_sentence(max_length: int) -> str:

@@ -442,5 +442,32 @@ async def test_an_english_answer_to_a_korean_question_is_written_again(settings:
 async def test_an_answer_with_no_supported_sentence_gives_the_passages(settings: Settings) -> None:
     bot = assistant(settings, ["경조사 휴가는 5일입니다."])
     turn = await bot.turn("회사 휴가 정책이 뭐야?")
-    assert turn.answer.startswith("답변의 문장마다 근거에 없는 수치가 있어")
+    assert turn.answer.startswith("답변의 문장마다 근거로 확인되지 않는 수치가 있어")
     assert "연차는 1년에 15일" in turn.answer and "5일입니다" not in turn.answer
+
+
+WELFARE = {
+    "복리후생 규정": "복리후생 규정 > 2. 복지포인트\n- 입사 첫해에는 월 10만 포인트를 지급한다.\n"
+    "- 명절 선물은 5만 원 상당의 상품권으로 준다."
+}
+
+
+async def test_a_figure_from_a_document_line_about_something_else_is_left_out(
+    settings: Settings,
+) -> None:
+    """The local model answered an absent topic with a figure from another line ("야근수당은
+    시간당 10만 원" from the welfare points): the value is in the documents, the claim is not."""
+    script = ["야근수당은 시간당 10만 원입니다. 명절 선물은 5만 원 상당이에요."]
+    bot = assistant(settings, script, retriever=FakeRetriever(WELFARE))
+    turn = await bot.turn("복리후생 규정에 야근수당은 얼마야?")
+    assert turn.answer.startswith("명절 선물은 5만 원 상당이에요.")
+    assert "10만 원입니다" not in turn.answer
+    notes = [e.content for e in turn.events if isinstance(e, Thinking)]
+    assert "문서의 다른 항목에 적힌 수치를 쓴 문장 1개를 답변에서 뺐습니다." in notes
+    # Every sentence left out: the passages themselves, as found.
+    bot = assistant(
+        settings, ["야근수당은 시간당 10만 원입니다."], retriever=FakeRetriever(WELFARE)
+    )
+    turn = await bot.turn("복리후생 규정에 야근수당은 얼마야?")
+    assert turn.answer.startswith("답변의 문장마다 근거로 확인되지 않는 수치가 있어")
+    assert "월 10만 포인트를 지급한다" in turn.answer

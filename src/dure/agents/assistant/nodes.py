@@ -219,9 +219,18 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     hinted = f" (도구 지정: {choice})" if choice not in (None, "none") else ""
     emit(Thinking(step="agent", content=f"답변을 준비하는 중{hinted}"))
     # Once documents or tools have spoken, only figures something the model read holds (the
-    # prompt: passages, tool results, the conversation) reach the user.
+    # prompt: passages, tool results, the conversation) reach the user, and a figure from the
+    # documents only from a line about what its sentence says.
+    found = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     gate = (
-        honest.Gate([str(m.text) for m in prompt], step="agent") if _outside_text(state) else None
+        honest.Gate(
+            [str(m.text) for m in prompt],
+            step="agent",
+            passages=[s.text for s in found if s.kind == "document"],
+            said=[str(m.text) for m in messages if isinstance(m, HumanMessage)],
+        )
+        if _outside_text(state)
+        else None
     )
     question = last_question(messages)
     reply = await answer_in_kind(
@@ -251,7 +260,6 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     if note:
         emit(Token(content=note))
         reply.text += note
-    found = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     sources = honest.cited(reply.text, found) if found else []
     quoted = document_quote(question, reply.text, found, deps.settings)
     if quoted:  # the documents' own words beside what the model made of them
