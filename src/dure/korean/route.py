@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from dure.korean import prompts
 from dure.korean.bank import Tier2
+from dure.korean.codes import codes, listing
 from dure.korean.decision import DecidedBy, reported
 from dure.korean.leaning import asks_to_redo, leans_on_previous_turn
 from dure.korean.slots.when import RELATIVE_DAYS
@@ -326,6 +327,10 @@ async def decide_route(
         return RouteResult(ruled.route, ruled.reason, "rule")
     if followed := await _as_before(question, history, has_documents, models):
         return followed
+    if search is not None and codes(question):  # "E05 떴어요": the documents list codes or not
+        if (found := listing(question, await search(question))) is not None:
+            named = ", ".join(c.written for c in (found.held or found.family)[:3])
+            return RouteResult("rag", f"등록된 문서에 나오는 코드({named})", "rule")
     vote = await ROUTE_TIER2.adecide(models.settings, question)
     if vote is not None and vote.label in ROUTES:
         if vote.label == "agent" and search is not None and vote.share < DOCUMENT_CHECK_SHARE:

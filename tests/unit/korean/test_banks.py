@@ -108,6 +108,32 @@ async def test_an_unsure_agent_vote_goes_to_documents_that_hold_its_subject(
     assert sure.route == "agent" and asked == [question]  # a sure vote searches nothing
 
 
+async def test_a_code_the_documents_list_or_whose_kind_they_list_is_asked_of_them(
+    no_llm: ModelSet,
+) -> None:
+    """ "H3 떴는데 뭐야?" beside a manual listing H1 and H2: a document question by rule (the
+    answer then says H3 is not listed); without documents, or beside other text, as voted."""
+    manual = [
+        "에러 코드\n- H1: 과열, 전원을 끄고 30분 뒤 다시 켜기\n- H2: 팬 정지, 서비스센터 문의"
+    ]
+
+    async def search(text: str) -> list[str]:
+        return manual
+
+    async def unrelated(text: str) -> list[str]:
+        return ["먼지통은 매일 비우고 물로 씻어 말려 주세요."]
+
+    for question, named in (("H2 떴는데 뭐야?", "H2"), ("h3 에러 뜨면 어떻게 해", "H1, H2")):
+        d = await decide_route(question, [], no_llm, has_documents=True, search=search)
+        assert (d.route, d.decided_by, d.reason) == (
+            "rag",
+            "rule",
+            f"등록된 문서에 나오는 코드({named})",
+        )
+    other = await decide_route("H3 떴는데 뭐야?", [], no_llm, has_documents=True, search=unrelated)
+    assert other.decided_by != "rule"
+
+
 async def test_a_bare_condition_goes_where_the_previous_question_went(no_llm: ModelSet) -> None:
     """Alone, "친척 집에서 자면?" is the agent's (the bank); after a question on the travel rules
     it is asked of the same documents. A redo of the answer keeps its own route."""

@@ -39,6 +39,7 @@ from dure.events import (
     ToolSelected,
     emit,
 )
+from dure.korean.codes import absent_answer
 from dure.korean.decision import decision_event
 from dure.korean.route import decide_route, names_a_tool, tool_hint
 from dure.llm.answer import answer_in_kind
@@ -209,6 +210,17 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     failures = failed_turn(messages)
     if failures:
         return _honest(honest.tools_failed(failures))
+    question = last_question(messages)
+    found = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
+    documents = [s.text for s in found if s.kind == "document"]
+
+    async def search(text: str) -> list[str]:
+        return [
+            s.text for s in await _passages(deps, text, await asyncio.to_thread(deps.collection))
+        ]
+
+    if state.get("context") and (absent := await absent_answer(question, documents, search)):
+        return _honest(absent)  # a code the documents do not list, though they list its kind
     model = deps.models("smart")
     choice = _tool_choice(deps, state)
     bound = model.bind_tools(deps.tools.schemas(), tool_choice=choice)
@@ -221,18 +233,16 @@ async def agent(state: AssistantState, *, deps: Deps) -> AssistantState:
     # Once documents or tools have spoken, only figures something the model read holds (the
     # prompt: passages, tool results, the conversation) reach the user, and a figure from the
     # documents only from a line about what its sentence says.
-    found = unique_sources([Source.model_validate(s) for s in state.get("sources") or []])
     gate = (
         honest.Gate(
             [str(m.text) for m in prompt],
             step="agent",
-            passages=[s.text for s in found if s.kind == "document"],
+            passages=documents,
             said=[str(m.text) for m in messages if isinstance(m, HumanMessage)],
         )
         if _outside_text(state)
         else None
     )
-    question = last_question(messages)
     reply = await answer_in_kind(
         question, bound, prompt, AGENT_MAX_TOKENS, gate or honest.show, _note
     )
