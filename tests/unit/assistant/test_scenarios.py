@@ -474,7 +474,7 @@ async def test_a_figure_from_a_document_line_about_something_else_is_left_out(
 
 
 MANUAL = {
-    "에어프라이어 설명서": "에어프라이어 설명서 > 7. 에러 코드\n- H1: 과열, 전원을 끄고 30분 뒤 다시 켜기\n"
+    "가스보일러 설명서": "가스보일러 설명서 > 7. 에러 코드\n- H1: 과열, 전원을 끄고 30분 뒤 다시 켜기\n"
     "- H2: 팬 정지, 서비스센터 문의"
 }
 
@@ -483,12 +483,12 @@ async def test_a_code_the_manual_does_not_list_is_answered_by_rule(settings: Set
     """The local model answered "E05" from memory ("Python에서 발생하는 에러"): a code the
     documents do not list, though they list its kind, is said to be absent, with no model call."""
     bot = assistant(settings, [], retriever=FakeRetriever(MANUAL))
-    turn = await bot.turn("에어프라이어 H3 에러 뜨는데 뭐예요?")
+    turn = await bot.turn("보일러 H3 에러 뜨는데 뭐예요?")
     assert turn.route == "rag" and turn.llm_calls == 0
     assert turn.answer.startswith("올려 주신 문서에는 H3에 대한 내용이 없습니다.")
     assert "H1, H2" in turn.answer
     listed = assistant(
         settings, ["H2는 팬 정지입니다. 서비스센터에 문의하세요."], retriever=FakeRetriever(MANUAL)
     )
-    turn = await listed.turn("에어프라이어 H2 에러 뜨는데 뭐예요?")
+    turn = await listed.turn("보일러 H2 에러 뜨는데 뭐예요?")
     assert turn.answer.startswith("H2는 팬 정지입니다.") and turn.llm_calls == 1

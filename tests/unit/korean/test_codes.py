@@ -5,11 +5,11 @@ from __future__ import annotations
 from dure.korean.codes import absent_answer, codes, listing
 
 MANUAL = (
-    "에어프라이어 사용 설명서 > 7. 에러 코드\n"
+    "가스보일러 사용 설명서 > 7. 에러 코드\n"
     "| 코드 | 뜻 | 조치 |\n|---|---|---|\n"
     "| H1 | 과열 | 전원을 끄고 30분 뒤 다시 켜기 |\n"
     "| H2 | 팬 정지 | 서비스센터 문의 |\n"
-    "| C04 | 바스켓 미장착 | 바스켓 끝까지 밀어 넣기 |\n"
+    "| C04 | 급수 부족 | 보충수 밸브 열기 |\n"
 )
 
 
@@ -40,7 +40,7 @@ async def test_a_code_missing_from_a_listed_family_is_answered_by_rule() -> None
 
     async def search(text: str) -> list[str]:
         searched.append(text)
-        return ["에어프라이어 사용 설명서 > 1. 안전\n- 물에 담그지 마세요."]
+        return ["가스보일러 사용 설명서 > 1. 안전\n- 환기를 자주 해 주세요."]
 
     answer = await absent_answer("H3 에러 떴는데 뭐예요", [MANUAL], search)
     assert answer is not None and searched == ["H3"]
@@ -49,6 +49,6 @@ async def test_a_code_missing_from_a_listed_family_is_answered_by_rule() -> None
     assert await absent_answer("H2 뜨면 어떻게 해요?", [MANUAL], search) is None
 
     async def elsewhere(text: str) -> list[str]:  # listed in a passage the question missed
-        return ["에어프라이어 사용 설명서 > 9. 기타\n- H3: 온도 센서 이상, 서비스센터 문의"]
+        return ["가스보일러 사용 설명서 > 9. 기타\n- H3: 온도 센서 이상, 서비스센터 문의"]
 
     assert await absent_answer("H3 에러 떴는데 뭐예요", [MANUAL], elsewhere) is None
