@@ -24,7 +24,14 @@ from functools import cached_property
 
 from dure.events import Thinking, Token, emit
 from dure.korean.anchors import unanchored
-from dure.korean.figures import figures, unheld, unsupported, values, without_clock
+from dure.korean.figures import (
+    SMALL_COUNT,
+    figures,
+    unheld,
+    unsupported,
+    values,
+    without_clock,
+)
 from dure.korean.text import SENTENCE
 from dure.sources import Source
 from dure.untrusted import without_delimiters
@@ -88,7 +95,6 @@ def partly_failed(reasons: Sequence[str]) -> str:
 #: Code the answer shows (its numbers are the program's, not claims) and the small counts that
 #: shape an answer ("3가지", "2단계"): neither is a figure recalled from memory.
 _CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
-SMALL_COUNT = 10
 
 
 def unchecked(answer: str, read: Sequence[str]) -> str:

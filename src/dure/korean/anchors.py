@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
-from dure.korean.figures import Figure, figures, unheld, values
+from dure.korean.figures import SMALL_COUNT, Figure, figures, unheld, values
 from dure.korean.specific import nouns
 from dure.korean.text import SENTENCE
 
@@ -25,12 +26,10 @@ __all__ = ["unanchored"]
 
 #: A section's number in a heading path (Kiwi reads "4. 주차" as 4주 차).
 _NUMBERED = re.compile(r"\d+\.\s*")
-#: A number at most this, with no word or unit after it, counts nothing.
-SMALL = 10
 
 
 def _bare_small(figure: Figure, sentence: str) -> bool:
-    if not all(v.is_integer() and v <= SMALL for v in figure.values):
+    if not all(v.is_integer() and v <= SMALL_COUNT for v in figure.values):
         return False
     return not re.search(re.escape(figure.surface) + r"\s*[가-힣A-Za-z%]", sentence)
 
@@ -39,14 +38,15 @@ def _share(a: set[str], b: set[str]) -> bool:
     return any(x in y or y in x for x in a for y in b)
 
 
-def _lines(passages: Sequence[str]) -> list[tuple[str, set[str]]]:
-    """Each line with figures, with its nouns and its passage heading's (the first line:
-    "규정 > 4. 주차")."""
-    found: list[tuple[str, set[str]]] = []
+@lru_cache(maxsize=16)  # the Gate asks once a sentence, of the same passages
+def _lines(passages: tuple[str, ...]) -> list[tuple[set[float], set[str]]]:
+    """Each line with figures, as its figures' values and its nouns with its passage heading's
+    (the first line: "규정 > 4. 주차")."""
+    found: list[tuple[set[float], set[str]]] = []
     for passage in passages:
         heading = set(nouns(_NUMBERED.sub(" ", passage.lstrip().split("\n", 1)[0])))
         lines = (line.strip() for line in SENTENCE.split(passage))
-        found += [(line, set(nouns(line)) | heading) for line in lines if figures(line)]
+        found += [(values([line]), set(nouns(line)) | heading) for line in lines if figures(line)]
     return found
 
 
@@ -59,13 +59,13 @@ def unanchored(sentence: str, passages: Sequence[str], said: Sequence[str] = ())
     claimed = unheld(written, values(list(said)))
     if not claimed:
         return []
-    lines = _lines(passages)
-    if len(written) >= 2 and any(not unheld(written, values([line])) for line, _ in lines):
+    lines = _lines(tuple(passages))
+    if len(written) >= 2 and any(not unheld(written, held) for held, _ in lines):
         return []
     own = set(nouns(sentence)) or set(nouns(said[-1] if said else ""))
     loose = []
     for figure in claimed:
-        holders = [held for line, held in lines if not unheld([figure], values([line]))]
-        if holders and not any(_share(own, held) for held in holders):
+        holders = [named for held, named in lines if not unheld([figure], held)]
+        if holders and not any(_share(own, named) for named in holders):
             loose.append(figure)
     return loose

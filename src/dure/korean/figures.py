@@ -32,6 +32,9 @@ _NOT_FIGURES = re.compile(
     re.MULTILINE,
 )
 _BIG_UNITS = {"억": 100_000_000, "만": 10_000}
+#: A whole number at most this counts things an answer is shaped by ("3가지", "2단계", a list's
+#: "1.") rather than a figure it claims (`dure.honest.unchecked`, `dure.korean.anchors`).
+SMALL_COUNT = 10
 
 
 @dataclass(frozen=True)
