@@ -17,7 +17,8 @@ Per set:
 - honest-failure rate: a failure case admits it and says nothing forbidden; a control answers.
 
 Document questions (blind5: `benchmarks/data/answers5/`, blind6: `benchmarks/data/answers6/`,
-two writers' own six documents each, with Markdown tables; dev: `benchmarks/data/documents_dev/`,
+blind7: `benchmarks/data/answers7/`, three writers' own six documents each, with Markdown
+tables, blind7's longer than five passages; dev: `benchmarks/data/documents_dev/`,
 another writer's five, tuned on), each asked of the assistant with only its document added:
 
 - fact coverage: an answerable question's answer holds every gold fact (any listed form);
@@ -26,7 +27,7 @@ another writer's five, tuned on), each asked of the assistant with only its docu
 
 `DURE_BENCH_ANSWERS=contract,failures,documents` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`, `blind2`, `blind3`, `blind4`, `blind5`, `blind6`) one set; the sets not run keep
+(or `blind`, `blind2` … `blind7`) one set; the sets not run keep
 their last numbers in the results file.
 """
 
@@ -62,6 +63,7 @@ DOCUMENT_SETS = {
     "dev": DATA / "documents_dev",  # tuned on
     "blind5": DATA / "answers5",  # a writer's own documents, frozen before any tuning
     "blind6": DATA / "answers6",  # another writer's six, frozen before the anchoring check
+    "blind7": DATA / "answers7",  # six longer ones (2,500-4,000 characters), frozen 2026-11-30
 }
 DEV_FAILURES = [
     {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},
@@ -221,6 +223,8 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["korean_rate"] = _rate(rows, "korean")
     out["chars_p50"] = statistics.median(r["chars"] for r in rows) if rows else 0
     out["seconds_p50"] = statistics.median(r["seconds"] for r in rows) if rows else 0
+    if rows and "prompt_tokens" in rows[0]:  # what the model read, the cost that does not vary
+        out["prompt_tokens_p50"] = statistics.median(r["prompt_tokens"] for r in rows)
     return out
 
 
@@ -276,8 +280,9 @@ async def _run(settings: Settings, parts: list[str]) -> dict[str, Any]:
                 options = _document_options(settings, folder, q)
                 ctx = AgentContext(settings, models, InMemorySaver(), options)
                 r = await timed_turn(ctx, "assistant", q["query"])
+                prompt = sum(n["prompt"] for n in r["by_node"].values())
                 row = {"id": q["id"], **_document_row(q, r), "seconds": r["seconds"]}
-                rows.append({**row, "answer": r["answer"]})
+                rows.append({**row, "prompt_tokens": prompt, "answer": r["answer"]})
                 print(f"  documents/{name} {q['id']} {r['seconds']:5.1f}s {row['facts']} ", end="")
                 print(f"says_absent={row['says_absent']}")
             results[f"documents/{name}"] = {"summary": _summary(rows), "rows": rows}
