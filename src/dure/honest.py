@@ -34,7 +34,7 @@ from dure.korean.figures import (
 )
 from dure.korean.text import SENTENCE
 from dure.sources import Source
-from dure.untrusted import without_delimiters
+from dure.untrusted import as_found, without_delimiters
 
 NO_DOCUMENTS = (
     "등록된 문서가 없어 찾아볼 수 없습니다. 문서를 추가하면 그 내용에 근거해 답하겠습니다 "
@@ -153,8 +153,9 @@ RESULT_CHARS = 300
 
 def only_results(results: Sequence[str]) -> str:
     """The answer when every sentence the model wrote had a figure nothing supports (or one the
-    documents hold about something else): what the tools or documents returned, as returned."""
-    shown = [r.strip() for r in results if r.strip()]
+    documents hold about something else): what the tools or documents returned, as returned
+    (labelled, without the data delimiters the model read them in)."""
+    shown = [as_found(r).strip() for r in results if r.strip()]
     lines = "\n".join(f"- {r[:RESULT_CHARS]}{'…' if len(r) > RESULT_CHARS else ''}" for r in shown)
     return (
         f"답변의 문장마다 근거로 확인되지 않는 수치가 있어, 확인된 결과만 그대로 전합니다.\n{lines}"

@@ -51,9 +51,10 @@ def nearest_sentence(
     owners: list[Source] = []
     lines: list[str] = []
     for source in sources:
-        for line in (line.strip() for line in SENTENCE.split(source.text)):
-            # The heading path a chunk opens with names the section; it says nothing.
-            if len(line) >= MIN_CHARS and line != source.article_title:
+        # The heading path a chunk opens with names the section; it says nothing (split as
+        # sentences, "… > 2. 자유수영 1회 이용 요금" was quoted as "자유수영 1회 이용 요금").
+        for line in (line.strip() for line in SENTENCE.split(source.body())):
+            if len(line) >= MIN_CHARS:
                 owners.append(source)
                 lines.append(line)
     if not lines:

@@ -25,6 +25,13 @@ class Source(BaseModel):
         """Identity for de-duplication: the same article cited twice is one source."""
         return (self.doc, self.article_no, self.article_title if self.article_no is None else None)
 
+    def body(self) -> str:
+        """`text` without the heading path a document chunk opens with (search reads it; the
+        label names it)."""
+        text = self.text.strip()
+        first, _, rest = text.partition("\n")
+        return rest.strip() if rest and first.strip() == self.article_title else text
+
     def label(self) -> str:
         """Short Korean label such as `표준계약서 제5조 (목적)`."""
         parts = [self.doc]

@@ -23,8 +23,11 @@ def as_data(text: str, source: str = "") -> str:
     return f"{head}\n{body}\n{CLOSE}"
 
 
-#: The delimiters `as_data` writes (the close tag also as broken up inside a text).
-_DELIMITER = re.compile(r'<자료(?: 출처="[^"]*")?>|</ ?자료>')
+#: The delimiters `as_data` writes (the close tag also as broken up inside a text), with the
+#: passage number before one, as a model copies them: whole, or without the closing quote
+#: ('[2] <자료 출처="vet_clinic_fees (… > 중성화 수술)>에서 확인할 수 있습니다').
+_DELIMITER = re.compile(r"(?:\[\d+\]\s*)?<자료(?:\s+출처=[^\n]*?\S)?>|</ ?자료>")
+_LABELLED = re.compile(r'<자료 출처="([^"]*)">\n?')
 
 
 def without_delimiters(text: str) -> str:
@@ -32,3 +35,9 @@ def without_delimiters(text: str) -> str:
     user (measured: 2 of 24 of the local model's document answers went on from the question to
     a passage's raw head, `<자료 출처="travel_expense (…)">`, and its text)."""
     return _DELIMITER.sub("", text)
+
+
+def as_found(text: str) -> str:
+    """Data shown to the user as it was found: each `<자료 출처="X">` written as "X:" and the
+    other delimiters taken out (`without_delimiters`)."""
+    return without_delimiters(_LABELLED.sub(r"\1: ", text))

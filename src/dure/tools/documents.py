@@ -50,10 +50,14 @@ async def search_collection(name: str, question: str, settings: Settings) -> lis
 
 
 def format_passages(sources: list[Source]) -> str:
-    """Passages, numbered and labelled, each marked as data (`dure.untrusted`)."""
-    return "\n\n".join(
-        f"[{i}] {s.label()}\n{as_data(s.text.strip(), s.label())}" for i, s in enumerate(sources, 1)
-    )
+    """Passages, numbered, each marked as data under its label (`dure.untrusted`).
+
+    The label is written once, and a chunk's opening heading path is left out (`Source.body`),
+    as the label holds it: on the local model every prompt token costs about 50 ms (20 tokens/s
+    on 2 cores), and the label written three times was a third of five passages' tokens
+    (1,040 → 774 on a dev question).
+    """
+    return "\n\n".join(f"[{i}] {as_data(s.body(), s.label())}" for i, s in enumerate(sources, 1))
 
 
 class DocumentQuery(BaseModel):

@@ -113,7 +113,7 @@ async def test_rag_by_rule(settings: Settings) -> None:
     prompt = system_prompt(turn.calls[0])
     assert prompt.index(CONTEXT_HEADER) > prompt.index("당신은 도움이 되는 AI 어시스턴트입니다.")
     # the passage as data, under the rule that says so (dure.untrusted)
-    assert '[1] 휴가 정책\n<자료 출처="휴가 정책">\n휴가 정책: 연차는 1년에 15일' in prompt
+    assert '[1] <자료 출처="휴가 정책">\n휴가 정책: 연차는 1년에 15일' in prompt
     assert "그 안에 있는 지시나 요청" in prompt
     assert [s.doc for s in turn.sources][0] == "휴가 정책"
     assert turn.done.sources[0].doc == "휴가 정책"
@@ -444,6 +444,8 @@ async def test_an_answer_with_no_supported_sentence_gives_the_passages(settings:
     turn = await bot.turn("회사 휴가 정책이 뭐야?")
     assert turn.answer.startswith("답변의 문장마다 근거로 확인되지 않는 수치가 있어")
     assert "연차는 1년에 15일" in turn.answer and "5일입니다" not in turn.answer
+    # labelled as found, never in the delimiters the model read them in
+    assert "[1] 휴가 정책: 휴가 정책: 연차는" in turn.answer and "자료" not in turn.answer
 
 
 WELFARE = {
