@@ -23,7 +23,11 @@ another writer's five, tuned on), each asked of the assistant with only its docu
 
 - fact coverage: an answerable question's answer holds every gold fact (any listed form);
 - says-absent rate: the answer says the document does not cover it — wanted for a question
-  the document does not answer, unwanted (a false refusal) for one it does.
+  the document does not answer, unwanted (a false refusal) for one it does (it reads the
+  usual forms, "…에 대한 내용이 없습니다", "나와 있지 않", not every one: "…지원이 없습니다" is
+  not counted);
+- prompt tokens p50: what the model read for one answer, the cost that does not vary with the
+  machine (about 50 ms a token on 2 cores).
 
 `DURE_BENCH_ANSWERS=contract,failures,documents` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
