@@ -145,27 +145,46 @@ class UsageTracker(BaseCallbackHandler):
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         with self._lock:
             node, started, by_tool = self._runs.pop(run_id, ("-", time.perf_counter(), False))
-            elapsed = (time.perf_counter() - started) * 1000
-            prompt, completion, cached = token_counts(response)
-            nu = self.usage.by_node.setdefault(node, NodeUsage())
-            if by_tool:
-                self.usage.tool_llm_calls += 1
-            elif cached:
-                nu.cache_hits += 1
-            else:
-                self.usage.llm_calls += 1
-                nu.llm_calls += 1
-            if not cached:
-                self.usage.prompt_tokens += prompt
-                self.usage.completion_tokens += completion
-                nu.prompt_tokens += prompt
-                nu.completion_tokens += completion
-            nu.latency_ms += elapsed
-            self.usage.latency_ms += elapsed
+            self._count(node, started, by_tool, *token_counts(response))
+
+    def _count(
+        self, node: str, started: float, by_tool: bool, prompt: int, completion: int, cached: bool
+    ) -> None:
+        """Add one finished call (the lock held)."""
+        elapsed = (time.perf_counter() - started) * 1000
+        nu = self.usage.by_node.setdefault(node, NodeUsage())
+        if by_tool:
+            self.usage.tool_llm_calls += 1
+        elif cached:
+            nu.cache_hits += 1
+        else:
+            self.usage.llm_calls += 1
+            nu.llm_calls += 1
+        if not cached:
+            self.usage.prompt_tokens += prompt
+            self.usage.completion_tokens += completion
+            nu.prompt_tokens += prompt
+            nu.completion_tokens += completion
+        nu.latency_ms += elapsed
+        self.usage.latency_ms += elapsed
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        # A call that failed still took its time, and its tokens when the error carries them
+        # (a looping tool reply): the turn's usage must not read "0 calls" after minutes.
         with self._lock:
-            self._runs.pop(run_id, None)
+            run = self._runs.pop(run_id, None)
+            if run is None:
+                return
+            node, started, by_tool = run
+            spent = getattr(error, "usage", None) or {}
+            self._count(
+                node,
+                started,
+                by_tool,
+                spent.get("input_tokens", 0),
+                spent.get("output_tokens", 0),
+                cached=False,
+            )
 
 
 def token_counts(response: LLMResult) -> tuple[int, int, bool]:

@@ -17,6 +17,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, BaseMessage, SystemMessage, ToolCall
 from langchain_core.runnables import Runnable
 
+from dure.llm.constrained import ToolReplyError
 from dure.tags import ANSWER_TAG
 
 #: Where a sentence ends: a full stop after a word (not a list marker such as "1."), or a line.
@@ -154,8 +155,26 @@ async def answer_in_kind(
 
     A Korean question's answer that opens in another language is not shown: it is written once
     more with a reminder (`notice` says so), then replaced by `NOT_KOREAN`. A later sentence in
-    another language is left out. A reply of tool calls (tools bound) shows nothing.
+    another language is left out. A reply of tool calls (tools bound) shows nothing; one that
+    never closes (its arguments looped, measured: "'网球', '高尔夫', …" until the token limit) is
+    asked once more with no tool to call, so the turn still gets an answer.
     """
+    try:
+        return await _in_kind(question, model, messages, max_tokens, show, notice)
+    except ToolReplyError:
+        notice("도구 호출을 끝맺지 못해 도구 없이 답합니다.")
+        no_tools = model.bind(tool_choice="none")
+        return await _in_kind(question, no_tools, messages, max_tokens, show, notice)
+
+
+async def _in_kind(
+    question: str,
+    model: ChatRunnable,
+    messages: Sequence[BaseMessage],
+    max_tokens: int,
+    show: Callable[[str], str],
+    notice: Callable[[str], None],
+) -> Reply:
     if in_english(question):  # the prompts ask for Korean: an English question is told otherwise
         return await _stream(model, [*messages, SystemMessage(IN_ENGLISH)], max_tokens, show)
     if not any("가" <= c <= "힣" for c in question):

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 #: Calls in one reply; a small model at temperature 0 otherwise repeats a call until the limit.
 MAX_TOOL_CALLS = 4
 
+#: A repeated stretch this long (characters) inside one string of a tool reply is a loop: twice
+#: a prose answer's span, since code in an argument may repeat a line.
+TOOL_LOOP_SPAN = 96
+
 Mode = Literal["auto", "forced"]
 
 
@@ -161,7 +165,12 @@ def _strip_titles(node: Any) -> Any:
 
 
 class ToolReplyError(ValueError):
-    """A constrained tool reply that is not complete JSON (the token limit cut it off)."""
+    """A constrained tool reply that is not complete JSON: the token limit cut it off, or its
+    arguments looped. `usage` holds the tokens the failed call spent, when known."""
+
+    def __init__(self, message: str, usage: dict[str, int] | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage or {}
 
 
 @dataclass

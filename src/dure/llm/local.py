@@ -40,6 +40,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from dure.llm.answer import loop_start
 from dure.llm.cache import SQLiteLLMCache
 from dure.llm.constrained import (
+    TOOL_LOOP_SPAN,
     AnswerStream,
     ToolPlan,
     ToolReply,
@@ -58,6 +59,17 @@ from dure.settings import Role, Settings
 
 
 @lru_cache(maxsize=64)
+def _spent(counts: _TokenCounts) -> dict[str, int]:
+    return {"input_tokens": counts["input_tokens"], "output_tokens": counts["output_tokens"]}
+
+
+def _looping_string(raw: str) -> bool:
+    """Whether a constrained reply ends inside one string (no quote in its last stretch) that
+    repeats itself; repeated calls with the same arguments are not this, nor bounded by it."""
+    tail = raw[-TOOL_LOOP_SPAN:]
+    return '"' not in tail and loop_start(raw, TOOL_LOOP_SPAN) is not None
+
+
 def _grammar(schema_json: str | None) -> Any:
     from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
 
@@ -316,14 +328,20 @@ class LocalChatModel(BaseChatModel):
                     # Prose that repeats itself only gets longer: stop decoding here.
                     pieces.close()
                     break
+            elif plan is not None and not shown and _looping_string(raw):
+                # An argument that repeats itself never closes: measured, "'网球', '高尔夫', …"
+                # in one string until the token limit (2.5 minutes), then the same error.
+                pieces.close()
+                raise ToolReplyError(f"looping tool reply: {raw[-200:]!r}", _spent(counts))
         if cancel is not None and cancel.is_set():
             return  # stopped: nobody reads the rest
         tool_chunks: list[ToolCallChunk] = []
         if plan is not None:
             try:
                 reply = parse_reply(raw)
-            except ToolReplyError:
+            except ToolReplyError as e:
                 if answer is None or not answer.started:
+                    e.usage = _spent(counts)
                     raise
                 # The token limit cut an answer short: keep what was streamed, as text would be.
                 reply = ToolReply(answer=answer.emitted, tool_calls=[])

@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage
 from dure import honest
 from dure.agents.assistant.prompts import CONTEXT_HEADER
 from dure.events import Thinking, ToolSelected
+from dure.llm.constrained import ToolReplyError
 from dure.settings import Settings
 from dure.sources import Source
 from dure.testing import Call, ScriptedChatModel, tool_call, tool_calls
@@ -312,6 +313,15 @@ async def test_unknown_tools_and_bad_arguments_are_errors_too(settings: Settings
     bot = assistant(settings, [tool_call("calculator", wrong="1+1")])
     bad_args = await bot.turn("계산해줘")
     assert "calculator 도구의 인자가 올바르지 않습니다" in bad_args.answer
+
+
+async def test_a_tool_reply_that_never_closes_is_answered_without_tools(settings: Settings) -> None:
+    looping = ToolReplyError("looping tool reply: '网球', '高尔夫', '网球', '高尔夫'")
+    bot = assistant(settings, [looping, "세탁 코스는 확인하지 못했습니다."])
+    turn = await bot.turn("운동화 빨 수 있는 코스 있나요?")
+    assert turn.answer == "세탁 코스는 확인하지 못했습니다."
+    assert not [e for e in turn.events if e.type == "error"] and not turn.tool_results
+    assert turn.llm_calls == 2  # the call that failed is counted too
 
 
 @pytest.mark.usefixtures("llm_tier")

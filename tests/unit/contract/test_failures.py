@@ -12,6 +12,7 @@ from dure.agents.contract import AGENT, prompts
 from dure.agents.contract.library import ContractFileError
 from dure.errors import DureError
 from dure.events import ErrorEvent, ToolResultEvent
+from dure.llm.constrained import ToolReplyError
 from dure.testing import tool_call
 
 SUFFICIENT = {"is_sufficient": True, "reasoning": "충분", "missing_info": None}
@@ -64,6 +65,25 @@ def test_unknown_tool_from_the_model_is_ignored(make_harness):
     [selected] = [e for e in events if e.type == "tool_selected"]
     assert selected.tools == [{"name": "hybrid_search", "args": {"query": "위약금은 얼마야?"}}]
     assert events[-1].content == "답"
+
+
+def test_a_planner_reply_that_never_closes_plans_nothing_and_the_turn_goes_on(make_harness):
+    looping = ToolReplyError("looping tool reply: '网球', '高尔夫', '网球', '高尔夫'")
+    insufficient = {"is_sufficient": False, "reasoning": "부족", "missing_info": "위약금 액수"}
+    h = make_harness(
+        {
+            "evaluator": [insufficient, SUFFICIENT],
+            "planner": [looping],
+            "respond": ["계약서에서 확인했습니다."],
+        }
+    )
+    events = h.turn("위약금은 얼마야?")
+    assert len(h.calls_by("planner")) == 1
+    [selected] = [e for e in events if e.type == "tool_selected"]  # the rule's search alone
+    assert selected.tools == [{"name": "hybrid_search", "args": {"query": "위약금은 얼마야?"}}]
+    assert "끝맺어지지 않아" in " ".join(e.content for e in events if e.type == "thinking")
+    assert events[-1].content == "계약서에서 확인했습니다."
+    assert not any(isinstance(e, ErrorEvent) for e in events)
 
 
 @pytest.mark.parametrize("bad", ["충분합니다!", {"reasoning": "is_sufficient 없음"}])

@@ -13,6 +13,7 @@ from dure.agent import AgentContext, AgentSpec, Answer, Edge
 from dure.events import Done, ErrorEvent, Thinking, emit, stream_turn
 from dure.events.stream import BUDGET_MESSAGE
 from dure.llm import ModelSet
+from dure.llm.constrained import ToolReplyError
 from dure.settings import Settings
 from dure.tags import TOOL_LLM_TAG
 from dure.testing import ScriptedChatModel
@@ -52,6 +53,23 @@ async def test_calls_and_tokens_are_counted_per_node() -> None:
     assert usage.by_node["plan"].prompt_tokens == sum(u["input_tokens"] for u in reported[:2])
     assert usage.latency_ms >= usage.by_node["plan"].latency_ms >= 0
     assert done.to_json()["usage"]["by_node"]["plan"]["llm_calls"] == 2
+
+
+async def test_a_failed_call_still_counts_with_what_it_spent() -> None:
+    failure = ToolReplyError("looping tool reply", {"input_tokens": 900, "output_tokens": 512})
+    model = ScriptedChatModel([failure, "답"])
+
+    async def node(state: dict[str, Any]) -> dict[str, Any]:
+        try:
+            await model.ainvoke("첫 호출")
+        except ToolReplyError:
+            pass
+        return {"answer": str((await model.ainvoke("다시")).content)}
+
+    done = (await run_turn(line_graph(("work", node)), "운동화 코스?"))[-1]
+    assert isinstance(done, Done)
+    assert done.usage.llm_calls == 2 and done.usage.by_node["work"].llm_calls == 2
+    assert done.usage.prompt_tokens > 900 and done.usage.completion_tokens > 512
 
 
 async def test_call_budget_stops_the_next_call_with_an_answer() -> None:

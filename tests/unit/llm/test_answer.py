@@ -16,6 +16,7 @@ from dure.llm.answer import (
     loop_start,
     stream_answer,
 )
+from dure.llm.constrained import ToolReplyError
 from dure.testing import ScriptedChatModel, tool_call
 
 SENTENCE = "이 조항은 계약 체결일로부터 14일 이내에 선급금을 지급하고, 검수 후 30일 이내에 잔금을 지급합니다. "
@@ -105,6 +106,33 @@ async def test_a_reply_of_tool_calls_shows_nothing_and_keeps_the_calls():
     )
     assert reply.text == "" and shown == []
     assert [(c["name"], c["args"]) for c in reply.tool_calls] == [("weather", {"city": "부산"})]
+
+
+async def test_a_tool_reply_that_never_closes_is_answered_again_without_tools():
+    looping = ToolReplyError("looping tool reply: '网球', '高尔夫', '网球', '高尔夫'")
+    model = ScriptedChatModel([looping, "운동화 코스는 문서에서 찾지 못했습니다."])
+    bound = model.bind_tools([{"name": "weather", "description": "날씨", "parameters": {}}])
+    shown: list[str] = []
+    notes: list[str] = []
+    reply = await answer_in_kind(
+        "운동화 코스 있어?",
+        bound,
+        [HumanMessage("운동화 코스 있어?")],
+        100,
+        _kept(shown),
+        notes.append,
+    )
+    assert reply.text == "운동화 코스는 문서에서 찾지 못했습니다." and reply.tool_calls == []
+    assert [c.tool_choice for c in model.calls] == [None, "none"]
+    assert notes == ["도구 호출을 끝맺지 못해 도구 없이 답합니다."]
+
+
+def _kept(shown: list[str]) -> Any:
+    def show(sentence: str) -> str:
+        shown.append(sentence)
+        return sentence
+
+    return show
 
 
 async def test_a_short_latin_opening_waits_for_the_next_sentence():

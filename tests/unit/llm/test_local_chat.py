@@ -154,6 +154,25 @@ def test_a_cut_off_answer_keeps_what_was_generated_but_a_cut_off_call_fails():
         bound.invoke("질문")
 
 
+def test_tool_arguments_that_loop_stop_decoding_and_fail_with_their_usage():
+    head = '{"tool_calls": [{"name": "get_weather", "arguments": {"city": "'
+    looping = head + "'网球', '高尔夫', '保龄球', '台球', '乒乓球', '羽毛球', " * 40
+    model = FakeLocal(replies=[looping])
+    with pytest.raises(ToolReplyError, match="looping") as failed:
+        model.bind_tools([get_weather]).invoke("운동화 코스?")
+    spent = failed.value.usage
+    assert spent["input_tokens"] == 11
+    assert 0 < spent["output_tokens"] < len(looping) // 3 / 4  # cut early, not at the limit
+
+
+def test_parallel_calls_of_one_tool_are_not_taken_for_a_loop():
+    call = {"name": "get_weather", "arguments": {"city": "서울특별시 중구 세종대로"}}
+    calls = [call, call, call, {"name": "get_weather", "arguments": {"city": "부산"}}]
+    model = FakeLocal(replies=[json.dumps({"tool_calls": calls}, ensure_ascii=False)])
+    reply = model.bind_tools([get_weather]).invoke("날씨?")
+    assert [c["args"]["city"] for c in reply.tool_calls][-1] == "부산"
+
+
 def test_history_with_tool_calls_renders_for_the_chat_template():
     call = {"name": "get_weather", "args": {"city": "서울"}, "id": "call_1", "type": "tool_call"}
     messages = _to_template(

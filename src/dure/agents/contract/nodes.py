@@ -39,6 +39,7 @@ from dure.korean.scope import decide_scope
 from dure.korean.text import korean_sentence
 from dure.llm import StructuredOutputError, agenerate_structured
 from dure.llm.answer import answer_in_kind, stream_answer
+from dure.llm.constrained import ToolReplyError
 from dure.sources import Source, unique_sources
 from dure.tools import ToolRegistry, ToolResult
 
@@ -193,8 +194,10 @@ async def planner(state: ContractState, *, deps: Deps) -> ContractState:
             registry.schemas(), tool_choice="auto", max_tokens=PLANNER_MAX_TOKENS
         )
         messages = planner_messages(state, registry.manifest(), contract)
-        reply = await model.ainvoke(messages)
-        candidates += model_tool_calls(reply)
+        try:
+            candidates += model_tool_calls(await model.ainvoke(messages))
+        except ToolReplyError:  # arguments that looped or were cut off: the model chose nothing
+            emit(Thinking(step="planner", content="모델의 도구 선택이 끝맺어지지 않아 버립니다."))
     next_tools, skipped, unknown = select_tools(candidates, state, registry)
     all_skipped = bool(skipped) and not next_tools
     entry = {
