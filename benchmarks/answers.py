@@ -17,8 +17,10 @@ Per set:
 - honest-failure rate: a failure case admits it and says nothing forbidden; a control answers.
 
 Document questions (blind5: `benchmarks/data/answers5/`, blind6: `benchmarks/data/answers6/`,
-blind7: `benchmarks/data/answers7/`, three writers' own six documents each, with Markdown
-tables, blind7's longer than five passages; dev: `benchmarks/data/documents_dev/`,
+blind7: `benchmarks/data/answers7/`, blind8: `benchmarks/data/answers8/`, four writers' own
+six documents each, with Markdown tables, blind7's and blind8's longer than five passages (blind7
+was read for failure kinds and is now used as a long-document dev set); dev:
+`benchmarks/data/documents_dev/`,
 another writer's five, tuned on), each asked of the assistant with only its document added:
 
 - fact coverage: an answerable question's answer holds every gold fact (any listed form);
@@ -31,7 +33,7 @@ another writer's five, tuned on), each asked of the assistant with only its docu
 
 `DURE_BENCH_ANSWERS=contract,failures,documents` limits the parts; `DURE_BENCH_ANSWERS_LIMIT=N` the
 questions per set (the full blind run is ≈ 80 local-model turns), `DURE_BENCH_ANSWERS_SET=dev`
-(or `blind`, `blind2` … `blind7`) one set; the sets not run keep
+(or `blind`, `blind2` … `blind8`) one set; the sets not run keep
 their last numbers in the results file.
 """
 
@@ -68,6 +70,7 @@ DOCUMENT_SETS = {
     "blind5": DATA / "answers5",  # a writer's own documents, frozen before any tuning
     "blind6": DATA / "answers6",  # another writer's six, frozen before the anchoring check
     "blind7": DATA / "answers7",  # six longer ones (2,500-4,000 characters), frozen 2026-11-30
+    "blind8": DATA / "answers8",  # six of 3,500-3,700 characters, frozen before focused passages
 }
 DEV_FAILURES = [
     {"agent": "assistant", "query": "지금 서울 날씨 어때?", "must_admit": True, "forbidden": ["°"]},
