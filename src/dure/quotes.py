@@ -16,9 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from dure.embeddings import Embedder, EmbeddingError, get_embedder
+from dure.focus import sentences
 from dure.honest import trigrams
 from dure.korean.figures import figures, unsupported
-from dure.korean.text import SENTENCE
 from dure.settings import Settings
 from dure.sources import Source
 
@@ -53,7 +53,7 @@ def nearest_sentence(
     for source in sources:
         # The heading path a chunk opens with names the section; it says nothing (split as
         # sentences, "… > 2. 자유수영 1회 이용 요금" was quoted as "자유수영 1회 이용 요금").
-        for line in (line.strip() for line in SENTENCE.split(source.body())):
+        for line in sentences(source):
             if len(line) >= MIN_CHARS:
                 owners.append(source)
                 lines.append(line)

@@ -64,6 +64,11 @@ class SearchSettings(BaseModel):
     embedding_model: str = "text-embedding-3-small"
     store: Literal["memory", "faiss", "pgvector"] = "faiss"
     top_k: int = 5
+    prompt_chars: int = Field(
+        700,
+        description="characters of the found passages a prompt carries, their sentences nearest "
+        "the question first (dure.focus; 0: whole passages)",
+    )
     embedding_base_url: str | None = Field(
         None, description="embeddings endpoint; default base_url"
     )

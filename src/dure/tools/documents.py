@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from dure import honest
+from dure.focus import focus
 from dure.settings import Settings
 from dure.sources import Source, unique_sources
 from dure.tools.base import Tool, ToolResult
@@ -76,7 +77,8 @@ def documents_tool(settings: Settings, options: dict[str, Any]) -> Tool:
         sources = await search_collection(name, query, settings)
         if not sources:
             return ToolResult.fail(f"등록된 문서에서 '{query[:80]}'에 관한 내용을 찾지 못했습니다.")
-        return ToolResult(ok=True, content=format_passages(sources), sources=sources)
+        near = await asyncio.to_thread(focus, query, sources, settings)
+        return ToolResult(ok=True, content=format_passages(near), sources=sources)
 
     return Tool(
         name="search_documents",

@@ -146,6 +146,25 @@ async def test_the_sources_are_the_passages_the_answer_rests_on(settings: Settin
     assert len(first.done.sources) == 1
 
 
+async def test_the_prompt_carries_the_passage_sentences_nearest_the_question(
+    settings: Settings,
+) -> None:
+    settings.search.prompt_chars = 80
+    rules = [
+        "출장 규정: 국내 출장 일비는 하루 5만원입니다.",
+        "해외 출장 일비는 하루 80달러입니다.",
+        "숙박비는 국내 10만원, 해외 150달러까지 지원합니다.",
+        "출장 보고서는 돌아온 날부터 7일 이내에 그룹웨어에 올립니다.",
+        "법인카드를 잃어버리면 즉시 재무팀에 알립니다.",
+    ]
+    found = FakeRetriever({"출장 규정": "\n".join(rules)})
+    bot = assistant(settings, ["출장 보고서는 7일 이내에 올립니다."], retriever=found)
+    turn = await bot.turn("출장 규정상 보고서는 언제까지 올려야 해?")
+    prompt = system_prompt(turn.calls[0])
+    assert rules[3] in prompt and rules[4] not in prompt  # the budget holds the nearest ones
+    assert turn.done.sources[0].text == "\n".join(rules)  # the source shown is the passage whole
+
+
 @pytest.mark.usefixtures("llm_tier")
 async def test_rag_through_the_llm_router(settings: Settings) -> None:
     retriever = FakeRetriever()

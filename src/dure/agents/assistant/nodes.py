@@ -39,6 +39,7 @@ from dure.events import (
     ToolSelected,
     emit,
 )
+from dure.focus import focus
 from dure.korean.codes import absent_answer
 from dure.korean.decision import decision_event
 from dure.korean.route import decide_route, names_a_tool, tool_hint
@@ -147,7 +148,10 @@ async def rag(state: AssistantState, *, deps: Deps) -> AssistantState:
         emit(ErrorEvent(code=ErrorCode.RETRIEVAL, content=message))
         return {"context": f"({message})", "sources": []}
     emit(Thinking(step="rag", content=f"관련 문서 {len(sources)}건을 찾았습니다"))
-    context = format_passages(sources) if sources else NO_DOCUMENTS
+    if sources:  # the prompt carries the sentences nearest the question; `sources` stay whole
+        context = format_passages(await asyncio.to_thread(focus, question, sources, deps.settings))
+    else:
+        context = NO_DOCUMENTS
     return {"context": context, "sources": [s.model_dump() for s in sources]}
 
 
