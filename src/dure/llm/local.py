@@ -58,7 +58,6 @@ from dure.llm.weights import expected_sha256
 from dure.settings import Role, Settings
 
 
-@lru_cache(maxsize=64)
 def _spent(counts: _TokenCounts) -> dict[str, int]:
     return {"input_tokens": counts["input_tokens"], "output_tokens": counts["output_tokens"]}
 
@@ -70,6 +69,7 @@ def _looping_string(raw: str) -> bool:
     return '"' not in tail and loop_start(raw, TOOL_LOOP_SPAN) is not None
 
 
+@lru_cache(maxsize=64)
 def _grammar(schema_json: str | None) -> Any:
     from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
 
