@@ -24,8 +24,12 @@ from dure.settings import Settings
 
 #: The banks whose messages are counted, and how many of them make a noun common. Chosen on the
 #: document dev set: at 10, no general question of the route dev set found its way to the
-#: documents through a common word ("회사 끝나고 한잔할 만한 을지로 술집 추천" by 회사).
-BANKS = ("followup", "intent", "route", "scope")
+#: documents through a common word ("회사 끝나고 한잔할 만한 을지로 술집 추천" by 회사). Only the
+#: everyday-chat banks: the route and scope banks are written around what documents and
+#: contracts are about, so their nouns ("세탁기", "헬스장", "식대") are the specific ones. Counting
+#: them too, the route and scope banks' growth made such nouns common (256 → 384): documents_dev
+#: questions that never reached their documents with the document check 11 → 13 of 80.
+BANKS = ("followup", "intent")
 COMMON_DF = 10
 
 _NOUNS = ("NNG", "NNP", "SL")
