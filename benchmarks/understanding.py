@@ -12,7 +12,8 @@ models (the default local model where the LLM tier is reached).
 Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README),
 `benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later, no slots),
 `understanding3/` to `understanding6/` (previous-turn only, four more writers) and dev sets in
-`tests/data/understanding/` when present.
+`tests/data/understanding/` when present, and `benchmarks/data/understanding_dev2/` (dev2: rows
+helpers wrote for the example banks that did not go in; previous turn, route and scope).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ BLIND4 = ROOT / "benchmarks" / "data" / "understanding4"  # previous-turn only
 BLIND5 = ROOT / "benchmarks" / "data" / "understanding5"  # previous-turn only
 BLIND6 = ROOT / "benchmarks" / "data" / "understanding6"  # previous-turn only
 DEV = ROOT / "tests" / "data" / "understanding"
+DEV2 = ROOT / "benchmarks" / "data" / "understanding_dev2"
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
@@ -106,7 +108,13 @@ def run() -> dict[str, Any]:
     for name, (file, decide) in DECISIONS.items():
         if chosen and name not in chosen:
             continue
-        sets = (("dev", DEV), ("blind", BLIND), ("blind2", BLIND2), ("blind3", BLIND3))
+        sets = (
+            ("dev", DEV),
+            ("dev2", DEV2),
+            ("blind", BLIND),
+            ("blind2", BLIND2),
+            ("blind3", BLIND3),
+        )
         for label, folder in (*sets, ("blind4", BLIND4), ("blind5", BLIND5), ("blind6", BLIND6)):
             cases = _load(folder / file)
             if not cases:
