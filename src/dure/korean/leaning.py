@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from dure.korean.pointing import CONTENT_TAGS, references_previous_turn
-from dure.korean.smalltalk import is_greeting
+from dure.korean.smalltalk import is_smalltalk
 from dure.retrieval.tokenize import tagged as morphemes
 
 __all__ = [
@@ -214,13 +214,18 @@ _THANKS_THEN = re.compile(
     r"^(?P<thanks>.+?)\s*(?:그럼|그러면|근데|그런데)\s+(?P<rest>\S.*)$", re.DOTALL
 )
 _THANKS = re.compile(r"고마|고맙|감사|ㄱㅅ|ㄳ|땡큐|thank|thx", re.IGNORECASE)
+#: Interjections before thanks ("오 ㄳ", "아하 감사합니다", "와 감사해요!!").
+_INTERJECTIONS = re.compile(r"^(?:(?:오+|아+|아하|와+|우와|헐|오호)(?![가-힣])[\s!.,~]*)+")
 
 
 def after_thanks(text: str) -> str | None:
-    """What follows thanks and "그럼" / "근데" ("고마워! 근데 내일 부산 날씨는?" → "내일 부산 날씨는?"),
-    or None when the message does not open so."""
+    """What follows thanks and "그럼" / "근데" ("고마워! 근데 내일 부산 날씨는?" → "내일 부산 날씨는?";
+    "아하 감사합니다 그럼 …", "알겠어 고마워 ㅎㅎ 그럼 …": interjections and acknowledgements
+    around the thanks too), or None when the message does not open so."""
     thanked = _THANKS_THEN.match(text.strip())
-    if thanked and _THANKS.search(thanked["thanks"]) and is_greeting(thanked["thanks"]):
+    if not thanked or not _THANKS.search(thanked["thanks"]):
+        return None
+    if is_smalltalk(_INTERJECTIONS.sub("", thanked["thanks"].strip())):
         return thanked["rest"]
     return None
 

@@ -88,6 +88,13 @@ _TOPMOST = {"맨", "제일", "가장"}
 _OTHER = {"외", "밖"}
 
 
+#: A quoted phrase is mentioned, not used: its pointers ("'그 당시'라는 말 일본어로") point nowhere.
+_QUOTED = re.compile(r"['\"“‘「『][^'\"”’」』]{2,}['\"”’」』]")
+#: What "이 …" points at, shown in the message itself: text after a colon, code or an error
+#: ("이 문장 일본어로 해줘: …", "이 수식 왜 에러 나? =IF(…", "이 에러 뭐야 ZeroDivisionError").
+_SHOWN = re.compile(r"[:：]\s*\S.{5,}|[A-Za-z]+Error\b|=\s*[A-Z]+\(|\bdef\s|\bSELECT\b", re.I)
+
+
 def references_previous_turn(text: str) -> bool:
     """Whether `text` points back at the previous turn ("그 조항", "그럼", "아까", "왜?" …).
 
@@ -96,7 +103,8 @@ def references_previous_turn(text: str) -> bool:
     """
     if _WHY_ONLY.match(text) or _CONVERSELY.match(text) or _questions_answer(text):
         return True
-    morphs = morphemes(text)
+    shown = bool(_SHOWN.search(text))
+    morphs = morphemes(_QUOTED.sub(" 문구 ", text))
     for i, (form, tag) in enumerate(morphs):
         nxt = morphs[i + 1] if i + 1 < len(morphs) else ("", "")
         if _pointer(form, tag) and _introduced(morphs[:i]):
@@ -118,7 +126,8 @@ def references_previous_turn(text: str) -> bool:
         if form == "해당" and tag == "NNG" and nxt[1] == "NNG" and nxt[0] != "사항":
             return True
         if form in ("이", "저") and tag == "MM" and nxt[1] == "NNG" and nxt[0] not in _HERE_NOUNS:
-            return True
+            if not shown:
+                return True
         if form in _ORDINAL_HEADS and _picks_item(form, morphs[i + 1 : i + 4]):
             return True
         if tag in ("MAJ", "IC") and form in _REF_CONJUNCTIONS:
@@ -180,18 +189,24 @@ def _pointer(form: str, tag: str) -> bool:
     return tag == "MAJ" and form in _REF_CONJUNCTIONS
 
 
-#: Nouns a clause needs before a pointer for the message to have said what it points at.
+#: Nouns a clause needs before a pointer for the message to have said what it points at; a
+#: sentence of its own needs more (`_STORY_NOUNS`).
 _INTRO_NOUNS = 2
+_STORY_NOUNS = 3
 
 
 def _introduced(before: Sequence[tuple[str, str]]) -> bool:
     """The message said what a pointer points at: a clause of its own with two nouns or more,
     closed by a connective ("새로 온 사람이 있는데 그 사람이", "쿠키 있잖아, 그거", "잔금일인데
-    그날", "감봉 처분하면 그 징계는", "용종 있다고 했었는데 그러면")."""
+    그날", "감봉 처분하면 그 징계는", "용종 있다고 했었는데 그러면"), or a sentence of its own
+    with three or more ("아까 대리점 갔는데 직원이 할부원금을 더 올려 적었더라. 이거 …")."""
     words = [(f, t) for f, t in before if not t.startswith("S") or t == "SL"]
-    if not words or not (words[-1][1] == "EC" or words[-1][0] in ("잖아", "잖아요")):
+    if not words:
         return False
-    return sum(t in ("NNG", "NNP", "SL") for _, t in words) >= _INTRO_NOUNS
+    nouns = sum(t in ("NNG", "NNP", "SL") for _, t in words)
+    if words[-1][1] == "EC" or words[-1][0] in ("잖아", "잖아요"):
+        return nouns >= _INTRO_NOUNS
+    return words[-1][1] == "EF" and nouns >= _STORY_NOUNS
 
 
 _WHAT_WAS_SAID = _REF_OBJECTS | _THING | _TOLD

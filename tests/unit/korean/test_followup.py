@@ -119,6 +119,10 @@ def test_above_as_a_noun_and_how_to_redo_something_do_not_point_back(message: st
         ("고마워요 그럼 그거 영어로도 써줄래?", True),  # a reference word after the thanks
         ("고마워 근데 청주는?", True),  # a bare topic after the thanks
         ("ㅋㅋ 그럼 우산은 필요 없겠네?", True),  # laughter does not close the turn
+        # Interjections and acknowledgements around the thanks.
+        ("오 ㄳ 그럼 김장 김치 언제 꺼내 먹어야 맛있어?", False),
+        ("아하 감사합니다 그럼 전기장판 전기세는 한 달에 얼마쯤 나와요?", False),
+        ("알겠어 고마워 ㅎㅎ 그럼 목포는?", True),
     ],
 )
 def test_thanks_then_a_conjunction_opens_a_new_question(message: str, refers: bool) -> None:
@@ -180,6 +184,15 @@ def test_article_references_and_an_empty_history_stay_false() -> None:
     assert alone is not None and not alone.refers_to_previous
 
 
+@pytest.mark.parametrize(
+    "message",
+    ["12조 맞아? 14조 같던데", "제3조 다시 확인해 주세요", "그게 정말 8조에 있는 거 확실해?"],
+)
+def test_an_article_named_to_check_the_answer_is_not_a_new_subject(message: str) -> None:
+    ruled = followup_by_rules(message, has_previous=True)
+    assert ruled is None or ruled.refers_to_previous
+
+
 async def test_decided_by_rule_without_any_model_call(settings: Settings) -> None:
     no_llm = ModelSet(settings, ScriptedChatModel([]))
     redo = await decide_followup("세 줄로 줄여줘", PREVIOUS, no_llm)
@@ -233,6 +246,14 @@ async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: 
         ("아까 말씀하신 기한 다시 알려주세요", True),
         ("방금 답변 한 줄로", True),
         ("아까 거 다시", True),
+        # A sentence of its own before the pointer told the story it points at.
+        ("아까 마트 갔는데 계산원이 영수증을 두 번 찍었더라. 이거 환불 받을 수 있어?", False),
+        ("설명 잘 들었어. 그거 표로 정리해줘", True),  # one noun: not a story of its own
+        # A quoted phrase is mentioned, and what "이 …" points at may follow in the message.
+        ("'그 무렵'을 영어로 하면 뭐야?", False),
+        ("이 문장 자연스럽게 고쳐줘: 내일까지 회신 부탁 드리겠습니다", False),
+        ("이 에러 왜 나? KeyError: 'name'", False),
+        ("이 문장 좀 더 자연스럽게", True),
     ],
 )
 def test_a_demonstrative_or_an_ordinal_pick_points_back(message: str, points: bool) -> None:
