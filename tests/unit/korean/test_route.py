@@ -52,6 +52,10 @@ def test_rules_decide_the_obvious(question: str, route: str) -> None:
         "야근하면 저녁 식대 몇 시부터 나와?",  # a clock word in a document question
         "원격근무 가능한 요일 정해져 있어?",
         "보안 프로그램 설치 안 하면 안 돼?",
+        # "찾아줘" asked of a paper the user has: its words, not a web search.
+        "통신사 약관에서 해지 위약금 기준 찾아줘",
+        "건조기 설명서에 필터 세척 주기 나와 있는 거 찾아줘",
+        "수학 교재에서 등비수열 공식 찾아줘",
     ],
 )
 def test_loose_tool_words_do_not_decide_agent(question: str) -> None:
