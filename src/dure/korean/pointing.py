@@ -142,6 +142,7 @@ def references_previous_turn(text: str) -> bool:
             and nxt[1] == "JKB"
             and nxt[0] in ("에서", "에")
             and not _located(morphs[:i])
+            and not _elsewhere(morphs[i + 2 : i + 4])
         ):
             return True
         if form in _REF_TIMES and nxt[0] in _REF_OBJECTS:
@@ -248,6 +249,20 @@ def _picks_item(head: str, after: Sequence[tuple[str, str]]) -> bool:
 def _located(before: Sequence[tuple[str, str]]) -> bool:
     """ "위에"/"앞에" is a place of its own after a noun or "맨" ("계약서 맨 위에", "문 앞에")."""
     return bool(before) and (before[-1][1].startswith("NN") or before[-1][0] in _TOPMOST)
+
+
+def _elsewhere(after: Sequence[tuple[str, str]]) -> bool:
+    """After "위에"/"위에서": upstairs ("위에 사는"), a direction ("위에서 아래로") or the stomach
+    ("위에 안 좋나요"), not the text above."""
+    if not after:
+        return False
+    (form, tag), rest = after[0], after[1:]
+    return (
+        (form in ("사", "살") and tag == "VV")
+        or form in ("아래", "밑")
+        or (form in ("좋", "나쁘") and tag.startswith("VA"))
+        or (form == "안" and bool(rest) and rest[0][0] in ("좋", "괜찮"))
+    )
 
 
 def _opens(before: Sequence[tuple[str, str]]) -> bool:

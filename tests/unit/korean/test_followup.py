@@ -254,6 +254,11 @@ async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: 
         ("이 문장 자연스럽게 고쳐줘: 내일까지 회신 부탁 드리겠습니다", False),
         ("이 에러 왜 나? KeyError: 'name'", False),
         ("이 문장 좀 더 자연스럽게", True),
+        # "위에" upstairs, as a direction or the stomach, and the text above.
+        ("위에 사는 집에서 물이 새는데 누구한테 말해야 돼?", False),
+        ("위에서 아래로 정렬하는 단축키 뭐야", False),
+        ("매운 거 먹으면 위에 안 좋아?", False),
+        ("위에 있는 내용 표로 만들어줘", True),
     ],
 )
 def test_a_demonstrative_or_an_ordinal_pick_points_back(message: str, points: bool) -> None:
