@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dure.korean.route import rule_route, tool_hint
+from dure.korean.route import asks_documents, rule_route, tool_hint
 
 
 @pytest.mark.parametrize(
@@ -78,6 +78,15 @@ def test_loose_tool_words_do_not_decide_agent(question: str) -> None:
 )
 def test_everything_else_goes_to_the_llm(question: str) -> None:
     assert rule_route(question, has_collection=True) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["사내 규정 작성하는 요령 알려줘", "출장 매뉴얼 템플릿 만들어줘", "보안 정책 목차 추천"],
+)
+def test_how_to_write_a_document_is_no_question_about_one(question: str) -> None:
+    assert not asks_documents(question)
+    assert rule_route(question, has_collection=True) is None  # the bank decides
 
 
 def test_without_a_collection_only_a_plain_document_question_is_rag() -> None:
