@@ -92,7 +92,10 @@ _OTHER = {"외", "밖"}
 _QUOTED = re.compile(r"['\"“‘「『][^'\"”’」』]{2,}['\"”’」』]")
 #: What "이 …" points at, shown in the message itself: text after a colon, code or an error
 #: ("이 문장 일본어로 해줘: …", "이 수식 왜 에러 나? =IF(…", "이 에러 뭐야 ZeroDivisionError").
-_SHOWN = re.compile(r"[:：]\s*\S.{5,}|[A-Za-z]+Error\b|=\s*[A-Z]+\(|\bdef\s|\bSELECT\b", re.I)
+#: (A colon between digits is a time: "이 일정 3:30 시작 맞아?" still points back.)
+_SHOWN = re.compile(
+    r"(?<!\d)[:：](?!\d)\s*\S.{5,}|[A-Za-z]+Error\b|=\s*[A-Z]+\(|\bdef\s|\bSELECT\b", re.I
+)
 
 
 def references_previous_turn(text: str) -> bool:

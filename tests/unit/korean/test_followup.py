@@ -254,6 +254,7 @@ async def test_a_previous_turn_of_small_talk_holds_nothing_to_lean_on(settings: 
         ("이 문장 자연스럽게 고쳐줘: 내일까지 회신 부탁 드리겠습니다", False),
         ("이 에러 왜 나? KeyError: 'name'", False),
         ("이 문장 좀 더 자연스럽게", True),
+        ("이 회의 3:30에 시작하는 거 맞아?", True),  # a colon in a time shows nothing
         # "위에" upstairs, as a direction or the stomach, and the text above.
         ("위에 사는 집에서 물이 새는데 누구한테 말해야 돼?", False),
         ("위에서 아래로 정렬하는 단축키 뭐야", False),
