@@ -68,9 +68,25 @@ _QUOTED = re.compile(r"['\"“‘「][^'\"”’」]+['\"”’」]")
 _LANGUAGE = re.compile(r"영어|영문|일본어|중국어|한국어|불어|프랑스어|독일어|스페인어|번역")
 
 
+#: A word asked in another language without quotes: "위약금을 일본어로 어떻게 말해", "계약서라는
+#: 단어 스페인어로 알려줘" (how to say it; "해지 조항 영어로 번역해줘" and "이 계약서 영어로 뭐라고
+#: 돼 있어?" are not this). With "계약직" read as a job, not a contract term: the contract-word
+#: rule's errors on the bank and dev2 50 → 39 of about 480, none of its right ones lost; dev
+#: unchanged, dev2 0.914 → 0.923; after: blind 0.949 → 0.957, blind2 0.938 → 0.950.
+_SAY_IN = re.compile(
+    r"^\s*(?![이그저]\s)(?P<phrase>\S+(?:\s\S+)?)\s*(?:라는\s*(?:말|단어|표현)(?:을|를|은|는)?\s*(?=\S+로\s*알려)|"
+    r"(?:을|를|은|는|이|가)?\s*(?=\S+로\s*(?:뭐라고\s*(?:해|하|말|써|불러)|어떻게\s*(?:말|써|표현|해)|뭐야|뭐임)))"
+    r"(?=(?:영어|영문|일본어|중국어|불어|프랑스어|독일어|스페인어)로)"
+)
+
+
 def _translation(question: str) -> str | None:
     """The question without its quoted phrase when it asks to translate that phrase, in either
-    order ("'임차인'을 영어로", "영어로 '계약서 검토 부탁드립니다' 뭐라고 해?"); else None."""
+    order ("'임차인'을 영어로", "영어로 '계약서 검토 부탁드립니다' 뭐라고 해?"), or without the word
+    it asks to say in another language (`_SAY_IN`); else None."""
+    said = _SAY_IN.match(question)
+    if said:
+        return question[said.end() :]
     if not _QUOTED.search(question):
         return None
     rest = _QUOTED.sub(" ", question)
@@ -140,6 +156,8 @@ def scope_by_rules(
         return result("smalltalk", "인사·감사 표현")
     translation = _translation(question)
     said = question if translation is None else translation  # the phrase translated is not asked
+    # "계약직" is a kind of job ("계약직 면접 팁"): no contract term by itself.
+    said = said.replace("계약직", " ")
     contract_like = _has_any(said, CONTRACT_TERMS) or bool(_PARTY.search(said))
     off_topic = _has_any(question, OUT_OF_SCOPE_TERMS) or translation is not None
     if contract_like and not off_topic:

@@ -72,6 +72,11 @@ def test_words_that_merely_contain_reference_syllables_do_not_count(text):
         # a translation, in either order, whatever the phrase says
         ("'계약 해지'를 영어로 하면?", "out_of_scope"),
         ("영어로 '계약서 검토 부탁드립니다' 뭐라고 해?", "out_of_scope"),
+        # a word asked in another language, unquoted; translating the contract is no such thing
+        ("보증금을 중국어로 뭐라고 해", "out_of_scope"),
+        ("임대차라는 말 일본어로 알려줘", "out_of_scope"),
+        ("이 계약서 영어로 뭐라고 돼 있어?", "contract"),
+        ("계약직인데 계약 만료되면 퇴직금 나와?", "contract"),
         ("안녕하세요!", "smalltalk"),
         ("고마워요 ㅎㅎ", "smalltalk"),
     ],
@@ -84,6 +89,8 @@ def test_rules_decide_clear_cases_without_a_model(text, kind):
 def test_rules_leave_mixed_or_unknown_topics_to_the_model():
     assert scope_by_rules("인생의 의미는 뭘까?", has_history=False) is None
     assert scope_by_rules("게임 개발 계약의 저작권은?", has_history=False) is None
+    # "계약직" is a kind of job, no contract term by itself
+    assert scope_by_rules("계약직 채용 면접 예상 질문", has_history=False) is None
 
 
 def test_follow_up_reference_is_in_scope_only_with_history():
