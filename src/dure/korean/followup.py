@@ -21,7 +21,6 @@ model (a bounded JSON judgement).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -38,7 +37,7 @@ from dure.korean.leaning import (
     names_new_topic,
     opens_new_question,
 )
-from dure.korean.pointing import references_previous_turn
+from dure.korean.pointing import checks_answer, references_previous_turn
 from dure.korean.smalltalk import is_smalltalk
 from dure.korean.text import korean_sentence
 from dure.llm import ModelSet, agenerate_structured
@@ -54,13 +53,6 @@ from dure.llm import ModelSet, agenerate_structured
 #: 0.941 / 0.942 / 0.950 / 0.940 / 0.925 / 0.887 → 0.933 / 0.950 / 0.969 / 0.973 / 0.938 / 0.912
 #: (pooled 0.930 → 0.946; blind6 0.919 before `bank.EMBED_CHARS`), dev 0.907 → 0.894.
 FOLLOWUP_TIER2 = Tier2("followup", "refers_to_previous", l2=1e-4, morphemes=0.5)
-
-#: Asking whether the answer got it right ("5조 맞아?", "제52조 다시 확인해줘요", "4조에 진짜 그렇게
-#: 나와 있어요?"): an article named so is the answer's, not a new subject. Of the messages that name
-#: an article, the bank and dev2 held 7 such checks, all labelled as leaning on the previous turn.
-_CHECKS_ANSWER = re.compile(
-    r"맞(?:아|아요|죠|지|나요|는지|습니까)|아니(?:야|에요|고|지|잖)|다시\s*확인|진짜|확실"
-)
 
 #: Characters of each previous message shown to the model.
 PREVIOUS_TURN_CHARS = 1500
@@ -100,7 +92,9 @@ def followup_by_rules(
         return FollowupResult(True, "rule", "인사 뒤에도 이전 대화를 가리키는 말")
     if references_previous_turn(message):
         return FollowupResult(True, "rule", "이전 대화를 가리키는 말")
-    if extract_article_refs(message) and not _CHECKS_ANSWER.search(message):
+    # An article named to check the answer ("5조 맞아?", "제52조 다시 확인해줘요") is the answer's:
+    # of such messages the bank and dev2 held 7, all leaning on the previous turn.
+    if extract_article_refs(message) and not checks_answer(message):
         return FollowupResult(False, "rule", "조항 번호를 직접 언급")
     if is_smalltalk(message):
         return FollowupResult(False, "rule", "인사·감사 표현")

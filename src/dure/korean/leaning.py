@@ -214,8 +214,6 @@ _THANKS_THEN = re.compile(
     r"^(?P<thanks>.+?)\s*(?:그럼|그러면|근데|그런데)\s+(?P<rest>\S.*)$", re.DOTALL
 )
 _THANKS = re.compile(r"고마|고맙|감사|ㄱㅅ|ㄳ|땡큐|thank|thx", re.IGNORECASE)
-#: Interjections before thanks ("오 ㄳ", "아하 감사합니다", "와 감사해요!!").
-_INTERJECTIONS = re.compile(r"^(?:(?:오+|아+|아하|와+|우와|헐|오호)(?![가-힣])[\s!.,~]*)+")
 
 
 def after_thanks(text: str) -> str | None:
@@ -225,7 +223,7 @@ def after_thanks(text: str) -> str | None:
     thanked = _THANKS_THEN.match(text.strip())
     if not thanked or not _THANKS.search(thanked["thanks"]):
         return None
-    if is_smalltalk(_INTERJECTIONS.sub("", thanked["thanks"].strip())):
+    if is_smalltalk(thanked["thanks"]):
         return thanked["rest"]
     return None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from dure.korean.text import QUOTED
 from dure.retrieval.tokenize import tagged as morphemes
 
 _WHY_ONLY = re.compile(r"^\s*왜(?:요)?\s*[?？!.]*\s*$")
@@ -88,8 +89,6 @@ _TOPMOST = {"맨", "제일", "가장"}
 _OTHER = {"외", "밖"}
 
 
-#: A quoted phrase is mentioned, not used: its pointers ("'그 당시'라는 말 일본어로") point nowhere.
-_QUOTED = re.compile(r"['\"“‘「『][^'\"”’」』]{2,}['\"”’」』]")
 #: What "이 …" points at, shown in the message itself: text after a colon, code or an error
 #: ("이 문장 일본어로 해줘: …", "이 수식 왜 에러 나? =IF(…", "이 에러 뭐야 ZeroDivisionError").
 #: (A colon between digits is a time: "이 일정 3:30 시작 맞아?" still points back.)
@@ -107,7 +106,8 @@ def references_previous_turn(text: str) -> bool:
     if _WHY_ONLY.match(text) or _CONVERSELY.match(text) or _questions_answer(text):
         return True
     shown = bool(_SHOWN.search(text))
-    morphs = morphemes(_QUOTED.sub(" 문구 ", text))
+    # A quoted phrase is mentioned, not used: its pointers ("'그 당시'라는 말") point nowhere.
+    morphs = morphemes(QUOTED.sub(" 문구 ", text))
     for i, (form, tag) in enumerate(morphs):
         nxt = morphs[i + 1] if i + 1 < len(morphs) else ("", "")
         if _pointer(form, tag) and _introduced(morphs[:i]):
@@ -159,16 +159,26 @@ def references_previous_turn(text: str) -> bool:
     return False
 
 
+#: Words that doubt or check what was said.
+CHECK_WORDS = frozenset({"확실", "확실하", "진짜", "정말", "정확", "정확하", "맞", "틀리"})
+_RECHECK = re.compile(r"다시\s*확인")
 #: A first sentence made only of these asks whether the previous answer holds ("확실해?",
 #: "진짜야?", "최신 정보 맞아?", "계산 맞아?", "왜 안 돼?").
-_DOUBT = {"확실", "확실하", "진짜", "정말", "정확", "정확하", "사실", "맞", "틀리", "거", "것"}
-_DOUBT |= {"최신", "정보", "계산", "말"}
+_DOUBT = {*CHECK_WORDS, "사실", "거", "것", "최신", "정보", "계산", "말"}
 _WHY_NOT = {"왜", "안", "못", "되", "그렇", "그러", "그런", "거", "것"}
 _FIRST_SENTENCE = re.compile(r"^[^?？!.]*[?？]")
 #: "어디서 나온 내용이야?", "어디서 본 정보예요?": where the previous answer came from.
 _WHENCE = re.compile(
     r"어디(?:서|에서)\s*(?:본|나온|찾은|가져온)\s*(?:정보|내용|말|얘기|거|건|자료)"
 )
+
+
+def checks_answer(text: str) -> bool:
+    """Whether `text` anywhere checks what was said: a word of doubt ("맞아?", "확실해?", "진짜
+    그렇게 나와 있어요?"), "아니에요?" or "다시 확인"."""
+    if _RECHECK.search(text):
+        return True
+    return any(f in CHECK_WORDS or (f == "아니" and t == "VCN") for f, t in morphemes(text))
 
 
 def _questions_answer(text: str) -> bool:

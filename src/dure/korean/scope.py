@@ -22,7 +22,7 @@ from dure.korean.bank import Tier2
 from dure.korean.decision import DecidedBy, reported
 from dure.korean.pointing import references_previous_turn
 from dure.korean.smalltalk import is_smalltalk
-from dure.korean.text import korean_sentence
+from dure.korean.text import QUOTED, korean_sentence
 from dure.llm import ModelSet, agenerate_structured
 from dure.retrieval.tokenize import tagged
 
@@ -64,8 +64,8 @@ OUT_OF_SCOPE_TERMS: tuple[str, ...] = (
 #: translation request, whatever the phrase says. With these and the legal terms above: bank
 #: cross-validation 0.911 → 0.926, dev 0.925 → 0.955 (either order, the phrase's own words not
 #: counted: dev, blind and blind2 unchanged, 0.955 / 0.949 / 0.925).
-_QUOTED = re.compile(r"['\"“‘「][^'\"”’」]+['\"”’」]")
-_LANGUAGE = re.compile(r"영어|영문|일본어|중국어|한국어|불어|프랑스어|독일어|스페인어|번역")
+_LANGUAGES = "영어|영문|일본어|중국어|한국어|불어|프랑스어|독일어|스페인어"
+_LANGUAGE = re.compile(f"{_LANGUAGES}|번역")
 
 
 #: A word asked in another language without quotes: "위약금을 일본어로 어떻게 말해", "계약서라는
@@ -76,7 +76,7 @@ _LANGUAGE = re.compile(r"영어|영문|일본어|중국어|한국어|불어|프�
 _SAY_IN = re.compile(
     r"^\s*(?![이그저]\s)(?P<phrase>\S+(?:\s\S+)?)\s*(?:라는\s*(?:말|단어|표현)(?:을|를|은|는)?\s*(?=\S+로\s*알려)|"
     r"(?:을|를|은|는|이|가)?\s*(?=\S+로\s*(?:뭐라고\s*(?:해|하|말|써|불러)|어떻게\s*(?:말|써|표현|해)|뭐야|뭐임)))"
-    r"(?=(?:영어|영문|일본어|중국어|불어|프랑스어|독일어|스페인어)로)"
+    rf"(?=(?:{_LANGUAGES})로)"
 )
 
 
@@ -87,9 +87,9 @@ def _translation(question: str) -> str | None:
     said = _SAY_IN.match(question)
     if said:
         return question[said.end() :]
-    if not _QUOTED.search(question):
+    if not QUOTED.search(question):
         return None
-    rest = _QUOTED.sub(" ", question)
+    rest = QUOTED.sub(" ", question)
     return rest if _LANGUAGE.search(rest) else None
 
 

@@ -1,6 +1,6 @@
 """Small talk, one vocabulary for every decision: a message made only of greetings, thanks,
 farewells or laughter ("안녕하세요!", "고마워요 ㅎㅎ", "ㅋㅋㅋ"), or also of short acknowledgements
-("네 알겠습니다").
+and interjections ("네 알겠습니다", "오 ㄳ", "아하 감사합니다").
 
 Scope and route treat acknowledgements as small talk; intent does not: after an offer
 ("번역해 드릴까요?") a bare "네" is a follow-up request, which the example bank decides.
@@ -18,7 +18,8 @@ _GREETING = (
     r"hi|hello|hey|thanks?|thank\s?you|thx|bye"
 )
 _ACKNOWLEDGEMENT = (
-    r"좋아(?:요)?|알겠(?:어|습니다)(?:요)?|알았어(?:요)?|네|응|넵|옙|ㅇㅇ|ㅇㅋ|오케이|ok|okay"
+    r"좋아(?:요)?|알겠(?:어|습니다)(?:요)?|알았어(?:요)?|네|응|넵|옙|ㅇㅇ|ㅇㅋ|오케이|ok|okay|"
+    r"오+|아+|아하|와+|우와|헐|오호"  # interjections ("오 ㄳ", "아하 감사합니다")
 )
 #: Spaces, punctuation and emoji around the words.
 _SEP = r"[\s!.,~?^*;:)(♡♥❤😊🙂😀😄🙏👍]*"

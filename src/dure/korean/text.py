@@ -12,6 +12,8 @@ import re
 #: Where a text splits into sentences and lines (an answer's sentences, a passage's lines and
 #: table rows).
 SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
+#: A phrase in quotes ("'임차인'", "“…”", "「…」"): mentioned, not used.
+QUOTED = re.compile(r"['\"“‘「『][^'\"”’」』]+['\"”’」』]")
 
 
 def korean_sentence(max_length: int) -> str:

@@ -141,6 +141,8 @@ async def test_an_open_followup_asks_the_fast_model_once(settings: Settings):
 def test_smalltalk_is_only_greetings():
     assert is_smalltalk("안녕하세요~ 반갑습니다!")
     assert not is_smalltalk("안녕하세요, 위약금은 얼마죠?")
+    assert is_smalltalk("오 ㄳ") and is_smalltalk("아하 감사합니다!")  # interjections too
+    assert not is_smalltalk("오늘 날씨")  # "오" inside a word is no interjection
     # the way people type an acknowledgement or thanks
     for typed in ("ㅇㅋ", "ㅇㅇ 고마워", "고맙!", "알았어요~", "옙"):
         assert is_smalltalk(typed), typed
