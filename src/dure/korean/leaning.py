@@ -114,11 +114,14 @@ def _redo_request(morphs: Sequence[tuple[str, str]]) -> bool:
 
 
 #: The user announces a new question ("다른 질문인데", "딴 얘긴데", "새로 물어볼게", "그건 그렇고",
-#: "저거 말고요, …").
+#: "저거 말고요, …", "다른 건데", "번외로", "갑자기 궁금한데").
 _SWITCH = re.compile(
     r"(?:다른|새|새로운|딴|별개|별도)\s*(?:의\s*)?(?:질문|얘기|얘긴|이야기|이야긴)"
     r"|(?:다른|딴)\s*(?:거|걸|것)\s*(?:하나\s*)?(?:만\s*)?(?:좀\s*)?(?:더\s*)?물어"
     r"|새로\s*(?:하나\s*)?(?:물어|질문)"
+    # "다른 건데", "딴건데", "번외로", "여담인데", "갑자기 궁금한데", "갑자기 생각났는데"
+    r"|(?:다른|딴)\s*(?:건|거인?)\s*데|번외로|번외인데|여담(?:인데|으로|이지만)"
+    r"|갑자기\s*(?:궁금(?:한|해진|해졌는)|생각(?:난|났는|나서|이\s*났는))"
     r"|그건\s*그렇고|화제\s*(?:를\s*)?(?:바꿔|돌려)"
     r"|(?:이거|저거|그거|요거)\s*(?:말고|말구)(?:요)?\s*[,.!]"
     # "이거 말고 다른 거 하나만, …", "이 회의록 말고 새로 하나 부탁할게. …"
@@ -144,7 +147,14 @@ def switches_topic(text: str) -> bool:
     if found is None:
         return False
     rest = text[found.end() :]
-    nouns = [f for f, t in morphemes(rest) if t.startswith(("NNG", "NNP", "SL"))]
+    morphs = morphemes(rest)
+    # A unit after a number or "몇" counts as a noun ("3갤런은 몇 리터야": both are bound).
+    nouns = [
+        f
+        for i, (f, t) in enumerate(morphs)
+        if t.startswith(("NNG", "NNP", "SL"))
+        or (t == "NNB" and i and (morphs[i - 1][1] == "SN" or morphs[i - 1][0] == "몇"))
+    ]
     return (
         len(nouns) >= _SWITCH_NOUNS
         and not references_previous_turn(rest)

@@ -151,6 +151,11 @@ def _assert_ruled(message: str, refers: bool) -> None:
         ("네 그건 알겠고요, 청년도약계좌 가입 조건은 뭐예요?", False),  # the old topic dismissed
         ("이건 별도 질문이야. 자취방 곰팡이 제거제 추천해줘", False),
         ("앞의 얘기랑 상관없고 건강검진 대상자 조회는 어디서 해?", False),  # set apart
+        ("아 다른 건데 자동차 보험 갱신은 언제 해야 돼?", False),
+        ("번외로 3갤런은 몇 리터야?", False),  # units count as what it names
+        ("갑자기 궁금해졌는데 펭귄도 무릎이 있어?", False),
+        ("갑자기 생각났는데 여권 사진 규격이 어떻게 돼?", False),
+        ("여담인데 그 영화 감독 누구야?", True),  # announced, but still points back
         ("이 방법 말고 하나 더 알려줘", True),  # another one of what was told
         ("새로 물어볼게 그거 언제까지야?", True),  # announced, but still points back
         ("그건 됐고 왜 그렇게 된 거야?", True),  # nothing named: still about the answer
