@@ -114,7 +114,7 @@ def _redo_request(morphs: Sequence[tuple[str, str]]) -> bool:
 
 
 #: The user announces a new question ("다른 질문인데", "딴 얘긴데", "새로 물어볼게", "그건 그렇고",
-#: "저거 말고요, …", "다른 건데", "번외로", "갑자기 궁금한데").
+#: "저거 말고요, …", "다른 건데", "번외로", "갑자기 궁금한데", "아 맞다 …").
 _SWITCH = re.compile(
     r"(?:다른|새|새로운|딴|별개|별도)\s*(?:의\s*)?(?:질문|얘기|얘긴|이야기|이야긴)"
     r"|(?:다른|딴)\s*(?:거|걸|것)\s*(?:하나\s*)?(?:만\s*)?(?:좀\s*)?(?:더\s*)?물어"
@@ -122,6 +122,8 @@ _SWITCH = re.compile(
     # "다른 건데", "딴건데", "번외로", "여담인데", "갑자기 궁금한데", "갑자기 생각났는데"
     r"|(?:다른|딴)\s*(?:건|거인?)\s*데|번외로|번외인데|여담(?:인데|으로|이지만)"
     r"|갑자기\s*(?:궁금(?:한|해진|해졌는)|생각(?:난|났는|나서|이\s*났는))"
+    # Remembering something else to ask ("아 맞다 …", "아 그리고 …"), as a message opens.
+    r"|^\s*아\s*(?:맞다|그리고)\b"
     r"|그건\s*그렇고|화제\s*(?:를\s*)?(?:바꿔|돌려)"
     r"|(?:이거|저거|그거|요거)\s*(?:말고|말구)(?:요)?\s*[,.!]"
     # "이거 말고 다른 거 하나만, …", "이 회의록 말고 새로 하나 부탁할게. …"
@@ -142,11 +144,13 @@ _SWITCH_NOUNS = 2
 
 def switches_topic(text: str) -> bool:
     """Whether `text` announces a new question and then asks one that names its own subject
-    ("이거 말고 새 질문인데, 퇴직연금 DC형이 뭐야?"); "그거 말고 다른 거는?" does not."""
-    found = _SWITCH.search(text)
-    if found is None:
-        return False
-    rest = text[found.end() :]
+    ("이거 말고 새 질문인데, 퇴직연금 DC형이 뭐야?"); "그거 말고 다른 거는?" does not. Of several
+    announcements ("아 그리고 이거랑 별개로, …") any one will do."""
+    return any(_asks_own(text[found.end() :]) for found in _SWITCH.finditer(text))
+
+
+def _asks_own(rest: str) -> bool:
+    """What follows an announcement names its own subject and does not lean on the turn before."""
     morphs = morphemes(rest)
     # A unit after a number or "몇" counts as a noun ("3갤런은 몇 리터야": both are bound).
     nouns = [

@@ -156,6 +156,9 @@ def _assert_ruled(message: str, refers: bool) -> None:
         ("갑자기 궁금해졌는데 펭귄도 무릎이 있어?", False),
         ("갑자기 생각났는데 여권 사진 규격이 어떻게 돼?", False),
         ("여담인데 그 영화 감독 누구야?", True),  # announced, but still points back
+        ("아 맞다 여권 재발급 수수료 얼마야?", False),  # remembered something else to ask
+        ("아 그리고 그건 언제까지야?", True),
+        ("아 그리고 이거랑 별개로, 건강검진 대상자 조회는 어디서 해?", False),  # any announcement
         ("이 방법 말고 하나 더 알려줘", True),  # another one of what was told
         ("새로 물어볼게 그거 언제까지야?", True),  # announced, but still points back
         ("그건 됐고 왜 그렇게 된 거야?", True),  # nothing named: still about the answer
