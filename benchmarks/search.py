@@ -23,7 +23,8 @@ everyday → legal-term thesaurus (for BM25 with the learned associations too,
 (1:1, k = 60), a grid of fusions (`benchmarks/_fusion.py`) and Dure's search as shipped
 (`Collection.search`: settings' fusion + the article-number parser), and Dure's search with
 the query adapter off (`dure_no_adapter`; the lists above are as search builds them, so their
-dense lists over contracts carry the adapter) and with the associations off
+dense lists carry the adapter: the contract map, or over statutes the statute map) and with the
+associations off
 (`dure_no_associations`). The fusion shipped in
 `SearchSettings` is the grid's best on the pooled dev sets (hit@1, then MRR); the blind sets
 are measured after that choice and report the issue's rule: above the best single list on
@@ -59,6 +60,7 @@ BLIND6 = ROOT / "benchmarks" / "data" / "blind6"  # a sixth, likewise
 EXAMPLES = ROOT / "examples"
 DEV = ROOT / "tests" / "data" / "search_dev.jsonl"
 STATUTE_DEV = ROOT / "benchmarks" / "data" / "statute_dev"  # 형법 excerpt, our own questions
+STATUTE_DEV2 = ROOT / "benchmarks" / "data" / "statute_dev2"  # 가족관계등록법, 건축법
 CONTRACT_DEV2 = ROOT / "benchmarks" / "data" / "contract_dev2"  # colloquial, tuned on
 
 
@@ -92,6 +94,7 @@ SETS: dict[str, QuestionSet] = {
     "dev": QuestionSet(DEV, _SAMPLES, "dev"),
     "dev_holdout": QuestionSet(DEV, _SAMPLES, "holdout"),
     "dev_statutes": _laid_out(STATUTE_DEV, "statute", "contract", within_document=False),
+    "dev_statutes2": _laid_out(STATUTE_DEV2, "statute", "contract", within_document=False),
     "dev2_contracts": QuestionSet(
         CONTRACT_DEV2 / "questions.jsonl", _files(CONTRACT_DEV2 / "contracts", "contract")
     ),

@@ -100,7 +100,9 @@ class SearchSettings(BaseModel):
         True, description="add learned contract words to the keyword query (not statutes)"
     )
     query_adapter: bool = Field(
-        True, description="map everyday questions towards contract wording (e5; not statutes)"
+        True,
+        description="map everyday questions towards contract wording, or statute wording over "
+        "statutes only (e5)",
     )
     chunk_tokens: int = 300
     chunk_overlap: int = 50

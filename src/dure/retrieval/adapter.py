@@ -7,9 +7,11 @@ e5-small puts "이사 날 비 오면 돈 더 내?" far from the article that say
 article that answers it. Passages are untouched: collections need no re-embedding, and the map
 can be switched off (`search.query_adapter = false`).
 
-It is trained on contracts, so search leaves it out where the thesaurus is left out too: when
-every document searched is a statute (on our statute dev set it cost Dure's hit@1 0.78 → 0.73).
-It belongs to one embedder's vector space and is skipped for any other.
+The contract map is trained on contracts, and over statutes alone it cost Dure's hit@1 on our
+statute dev set 0.78 → 0.73; where every document searched is a statute, search uses the
+statute map instead (`domain="statute"`, trained the same way on everyday questions over
+statute text, `scripts/statute_adapter/`). Each map belongs to one embedder's vector space and
+is skipped for any other.
 """
 
 from __future__ import annotations
@@ -19,10 +21,16 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ADAPTER_FILE", "QueryAdapter", "query_adapter"]
+from dure.retrieval.types import Domain
 
-#: The shipped map (float16), written by `scripts/search-adapter.py`.
-ADAPTER_FILE = Path(__file__).resolve().parents[1] / "data" / "search" / "query_adapter.npz"
+__all__ = ["ADAPTER_FILES", "QueryAdapter", "query_adapter"]
+
+_DATA = Path(__file__).resolve().parents[1] / "data" / "search"
+#: The shipped maps (float16), written by `scripts/search-adapter.py [--statutes]`.
+ADAPTER_FILES: dict[Domain, Path] = {
+    "contract": _DATA / "query_adapter.npz",
+    "statute": _DATA / "statute_adapter.npz",
+}
 
 
 class QueryAdapter:
@@ -43,10 +51,11 @@ class QueryAdapter:
 
 
 @cache
-def query_adapter(embedder: str) -> QueryAdapter | None:
-    """The shipped adapter when it was trained for `embedder` (by name), else None."""
-    if not ADAPTER_FILE.exists():
+def query_adapter(embedder: str, domain: Domain = "contract") -> QueryAdapter | None:
+    """The shipped map for `domain` when it was trained for `embedder` (by name), else None."""
+    path = ADAPTER_FILES[domain]
+    if not path.exists():
         return None
-    with np.load(ADAPTER_FILE) as data:
+    with np.load(path) as data:
         adapter = QueryAdapter(data["matrix"], str(data["embedder"]))
     return adapter if adapter.embedder == embedder else None

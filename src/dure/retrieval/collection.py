@@ -35,7 +35,16 @@ from dure.retrieval.records import build_records
 from dure.retrieval.references import numbered_records
 from dure.retrieval.statutes import only_statutes
 from dure.retrieval.stores.base import Store
-from dure.retrieval.types import KINDS, Hit, IndexResult, Kind, Record, StoredDoc, check_name
+from dure.retrieval.types import (
+    KINDS,
+    Domain,
+    Hit,
+    IndexResult,
+    Kind,
+    Record,
+    StoredDoc,
+    check_name,
+)
 from dure.settings import Settings
 
 if TYPE_CHECKING:
@@ -350,11 +359,12 @@ class Collection:
         (record id, score) best first, `depth` long, and in hybrid mode `paragraph` (the dense
         list's articles by their best paragraph, `dure.retrieval.paragraphs`). `thesaurus`
         defaults to the setting; False searches the words as said, without the learned
-        associations (`dure.retrieval.associations`) either. Neither applies, nor the query
-        adapter (`dure.retrieval.adapter`), when every document searched is a statute
-        (`dure.retrieval.statutes`)."""
+        associations (`dure.retrieval.associations`) either. Neither applies when every document
+        searched is a statute (`dure.retrieval.statutes`), and the query adapter
+        (`dure.retrieval.adapter`) is then the statute map."""
         s = self.settings.search
         statutes = only_statutes(self.store, kind, doc_id, self._statutes)
+        domain: Domain = "statute" if statutes else "contract"
         tokens, text = query_terms(
             query,
             not statutes and (s.thesaurus if thesaurus is None else thesaurus),
@@ -366,7 +376,7 @@ class Collection:
         if mode in ("hybrid", "dense"):
             assert self.embedder is not None
             vector = self.embedder.embed_query(text)
-            adapter = None if statutes else query_adapter(self.embedder.name)
+            adapter = query_adapter(self.embedder.name, domain)
             if adapter is not None and s.query_adapter:
                 vector = adapter(vector)
             lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)

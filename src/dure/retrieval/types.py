@@ -11,6 +11,9 @@ from dure.sources import Source
 
 Kind = Literal["contract", "standard", "document"]
 KINDS: tuple[Kind, ...] = ("contract", "standard", "document")
+#: Whose wording a query adapter (`dure.retrieval.adapter`) was trained on: a contract's, or a
+#: statute's for a search where every document is one (`dure.retrieval.statutes`).
+Domain = Literal["contract", "statute"]
 #: Where documents go when no collection is named: contracts and standard contracts for the
 #: contract agent, everything else for the assistant's document search.
 CONTRACTS_COLLECTION = "contracts"

@@ -1,4 +1,5 @@
-"""The query adapter: e5 query vectors moved towards contract wording, never over statutes."""
+"""The query adapters: e5 query vectors moved towards contract wording, or over statutes alone
+towards statute wording."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dure.retrieval import adapter as adapter_module
 from dure.retrieval import collection as collection_module
 from dure.retrieval import open_collection
 from dure.retrieval.adapter import QueryAdapter, query_adapter
+from dure.retrieval.types import Domain
 from dure.settings import SearchSettings, Settings
 
 ARTICLES = """제1조(지체상금) 을이 납품기한까지 물품을 납품하지 못한 때에는 지체일수 1일당 계약금액의 1천분의 1.5를 지체상금으로 갑에게 지급한다.
@@ -21,22 +23,27 @@ CONTRACT = "# 물품 공급 계약서\n\n" + ARTICLES
 STATUTE = "# 물품공급법\n\n" + ARTICLES
 
 
-def test_the_shipped_map_belongs_to_e5_alone() -> None:
-    found = query_adapter("multilingual-e5-small-q4")
+@pytest.mark.parametrize("domain", ["contract", "statute"])
+def test_the_shipped_maps_belong_to_e5_alone(domain: Domain) -> None:
+    found = query_adapter("multilingual-e5-small-q4", domain)
     assert found is not None and found.matrix.shape == (384, 384)
-    assert query_adapter("text-embedding-3-small") is None  # another model's space
+    assert query_adapter("text-embedding-3-small", domain) is None  # another model's space
     v = np.zeros(384, dtype=np.float32)
     v[0] = 1.0
     mapped = found(v)
     assert mapped.dtype == np.float32
     assert np.linalg.norm(mapped) == pytest.approx(1.0, abs=1e-5)
     assert not np.allclose(mapped, v)
+    other = query_adapter(
+        "multilingual-e5-small-q4", "contract" if domain == "statute" else "statute"
+    )
+    assert other is not None and not np.allclose(other.matrix, found.matrix)
 
 
 def test_a_saved_map_loads_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "adapter.npz"
     QueryAdapter(2 * np.eye(4, dtype=np.float32), "tiny").save(path)
-    monkeypatch.setattr(adapter_module, "ADAPTER_FILE", path)
+    monkeypatch.setitem(adapter_module.ADAPTER_FILES, "contract", path)
     query_adapter.cache_clear()
     try:
         loaded = query_adapter("tiny")
@@ -58,27 +65,45 @@ def test_an_everyday_question_moves_towards_the_article_that_answers_it(
     assert float(mapped @ late - mapped @ defect) > lead
 
 
+THEFT_AND_DAMAGE = [
+    "제1조(절도) 타인의 재물을 절취한 자는 6년 이하의 징역 또는 1천만원 이하의 벌금에 처한다.",
+    "제2조(손괴) 타인의 재물, 문서 또는 전자기록등 특수매체기록을 손괴 또는 은닉 기타 방법으로 기 "
+    "효용을 해한 자는 3년 이하의 징역 또는 700만원 이하의 벌금에 처한다.",
+]
+
+
+def test_the_statute_map_moves_an_everyday_question_towards_the_statute_that_answers_it(
+    e5_embedder: Embedder,
+) -> None:
+    found = query_adapter(e5_embedder.name, "statute")
+    assert found is not None
+    theft, damage = e5_embedder.embed_documents(THEFT_AND_DAMAGE)
+    q = e5_embedder.embed_query("마트에서 계산 안 하고 그냥 가지고 나왔어요")
+    mapped = found(q)
+    assert float(mapped @ theft - mapped @ damage) > float(q @ theft - q @ damage)
+
+
 @pytest.mark.parametrize(
     ("text", "enabled", "mapped"),
-    [(CONTRACT, True, True), (STATUTE, True, False), (CONTRACT, False, False)],
+    [(CONTRACT, True, "contract"), (STATUTE, True, "statute"), (CONTRACT, False, None)],
 )
-def test_search_maps_the_query_over_contracts_when_enabled(
+def test_search_maps_the_query_by_the_documents_domain_when_enabled(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     e5_embedder: Embedder,
     text: str,
     enabled: bool,
-    mapped: bool,
+    mapped: Domain | None,
 ) -> None:
-    calls: list[np.ndarray] = []
+    calls: list[Domain] = []
 
-    def spy(name: str) -> QueryAdapter:
-        real = query_adapter(name)
+    def spy(name: str, domain: Domain = "contract") -> QueryAdapter:
+        real = query_adapter(name, domain)
         assert real is not None
 
         class Spy(QueryAdapter):
             def __call__(self, vector: np.ndarray) -> np.ndarray:
-                calls.append(vector)
+                calls.append(domain)
                 return super().__call__(vector)
 
         return Spy(real.matrix, real.embedder)
@@ -89,5 +114,5 @@ def test_search_maps_the_query_over_contracts_when_enabled(
     col.add_document(text, kind="contract", name="doc.md")
     hits = col.search("늦게 주면 얼마 물어내?", 2)
     assert [h.article_no for h in hits][:1] == ["제1조"]
-    assert bool(calls) is mapped
+    assert calls == ([mapped] if mapped else [])
     col.close()
