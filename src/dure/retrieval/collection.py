@@ -35,16 +35,7 @@ from dure.retrieval.records import build_records
 from dure.retrieval.references import numbered_records
 from dure.retrieval.statutes import only_statutes
 from dure.retrieval.stores.base import Store
-from dure.retrieval.types import (
-    KINDS,
-    Domain,
-    Hit,
-    IndexResult,
-    Kind,
-    Record,
-    StoredDoc,
-    check_name,
-)
+from dure.retrieval.types import KINDS, Hit, IndexResult, Kind, Record, StoredDoc, check_name
 from dure.settings import Settings
 
 if TYPE_CHECKING:
@@ -364,7 +355,6 @@ class Collection:
         (`dure.retrieval.adapter`) is then the statute map."""
         s = self.settings.search
         statutes = only_statutes(self.store, kind, doc_id, self._statutes)
-        domain: Domain = "statute" if statutes else "contract"
         tokens, text = query_terms(
             query,
             not statutes and (s.thesaurus if thesaurus is None else thesaurus),
@@ -376,7 +366,7 @@ class Collection:
         if mode in ("hybrid", "dense"):
             assert self.embedder is not None
             vector = self.embedder.embed_query(text)
-            adapter = query_adapter(self.embedder.name, domain)
+            adapter = query_adapter(self.embedder.name, "statute" if statutes else "contract")
             if adapter is not None and s.query_adapter:
                 vector = adapter(vector)
             lists["dense"] = self.store.vector_search(vector, depth, kind, doc_id)
