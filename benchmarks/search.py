@@ -5,8 +5,10 @@ Sets (`SETS`): the dev sets — the dev questions over the sample contracts
 `holdout`) and our statute dev set (`benchmarks/data/statute_dev/`: an excerpt of 형법 with
 questions we wrote, searched across the whole excerpt), and a second contract dev set
 (`benchmarks/data/contract_dev2/`: four contracts, 160 questions, three quarters colloquial,
-written by a helper for tuning, not blind; reported, not yet in the fusion choice) — and the
-blind sets in
+written by a helper for tuning, not blind; reported, not yet in the fusion choice), and a second
+statute dev set (`benchmarks/data/statute_dev2/`: real text of 가족관계등록법 and 건축법, 120
+questions, two thirds colloquial; reported, not in the fusion choice; the statute query adapter
+was chosen on it with statute_dev) — and the blind sets in
 `benchmarks/data/blind/` written by a writer who never saw the code: contracts, long documents
 chunked by heading (gold = heading path or text span) and statutes (searched across every
 statute at once); `benchmarks/data/blind2/`, a second contract set (colloquial) written
