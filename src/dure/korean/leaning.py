@@ -222,10 +222,13 @@ def leans_on_previous_turn(text: str) -> bool:
     return short and _bare_topic(morphs)
 
 
-#: Thanks (laughter alone is not), then "그럼" / "근데" and a question: the thanks closed the previous
-#: turn, so the conjunction opens a new one ("고마워! 근데 내일 부산 날씨는?").
+#: Thanks (laughter alone is not), then "그럼" / "근데" / "그리고" / "혹시" and a question: the thanks
+#: closed the previous turn, so the conjunction opens a new one ("고마워! 근데 내일 부산 날씨는?",
+#: "감사합니다~ 혹시 …": of the bank, dev and dev2's 77 messages opening with thanks then "그리고" or
+#: "혹시", all asked something new).
 _THANKS_THEN = re.compile(
-    r"^(?P<thanks>.+?)\s*(?:그럼|그러면|근데|그런데)\s+(?P<rest>\S.*)$", re.DOTALL
+    r"^(?P<thanks>.+?)\s*(?:그럼|그러면|근데|그런데|(?:아\s*)?그리고|혹시)\s+(?P<rest>\S.*)$",
+    re.DOTALL,
 )
 _THANKS = re.compile(r"고마|고맙|감사|ㄱㅅ|ㄳ|땡큐|thank|thx", re.IGNORECASE)
 

@@ -123,6 +123,9 @@ def test_above_as_a_noun_and_how_to_redo_something_do_not_point_back(message: st
         ("오 ㄳ 그럼 김장 김치 언제 꺼내 먹어야 맛있어?", False),
         ("아하 감사합니다 그럼 전기장판 전기세는 한 달에 얼마쯤 나와요?", False),
         ("알겠어 고마워 ㅎㅎ 그럼 목포는?", True),
+        ("고마워요! 혹시 운전면허 적성검사는 어디서 받아요?", False),  # "혹시" after thanks
+        ("감사 ㅎㅎ 그리고 김치찌개 끓일 때 참치는 언제 넣어?", False),
+        ("고마워 혹시 그거 언제까지야?", True),  # still points back
     ],
 )
 def test_thanks_then_a_conjunction_opens_a_new_question(message: str, refers: bool) -> None:
