@@ -9,12 +9,13 @@ small talk does not lean on the previous turn; a bare topic with only a particle
 "엔화는?", "광주도 알려줘"), a short condition ("8일째면?"), a pick from a list ("둘 중에 뭐가
 싸?"), what is "above" ("위 내용 표로"), a request to make the answer again ("다시 뽑아줘")
 and a request to redo the previous answer that names nothing else ("영어로", "3줄
-요약ㄱㄱ", "더 쉽게 설명해줘", "근거는?") do; thanks, then "그럼"/"근데" and a question of its own
-("고마워! 근데 내일 부산 날씨는?") does not, nor does a new question announced ("딴 얘긴데 …",
-"새로 물어볼게 …", "저거 말고요, …", "그건 됐고 …", "이건 나중에 보고 …", "다른 건데 …", "번외로
-…", "갑자기 궁금한데 …", "아 맞다 …", "아 그리고 …") that names its own subject (a unit counts: "1마일은 몇 km야"); a request to make something into a format that names nothing to make it from ("메일로
-써줘", "집주인한테 보낼 문자처럼 다듬어줘") leans on the previous answer; "맨 위에", "문 앞에" are
-places.
+요약ㄱㄱ", "더 쉽게 설명해줘", "근거는?") do; thanks, then "그럼"/"근데"/"그리고"/"혹시" and a
+question of its own ("고마워! 근데 내일 부산 날씨는?") does not, nor does a new question announced
+("딴 얘긴데 …", "새로 물어볼게 …", "저거 말고요, …", "그건 됐고 …", "이건 나중에 보고 …", "다른
+건데 …", "번외로 …", "갑자기 궁금한데 …", "아 맞다 …", "아 그리고 …") that names its own subject (a
+unit counts: "1마일은 몇 km야"); a request to make something into a format that names nothing to
+make it from ("메일로 써줘", "집주인한테 보낼 문자처럼 다듬어줘") leans on the previous answer; "맨
+위에", "문 앞에" are places.
 Then the example bank (tier 2); only what it leaves open goes to the `fast`
 model (a bounded JSON judgement).
 """
