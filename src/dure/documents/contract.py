@@ -2,7 +2,8 @@
 
 `parse_contract(text, doc_id)` reads the forms Korean contracts are written in — `제5조 (목적)`,
 `제5조(목적)`, `제 5 조`, `제5조의2`, chapter lines (`제1장 총칙`), a preamble, 부칙, 별표/별첨
-and the signature block — and resolves cross-references ("제7조에 따른", "전조", "이 조 제2항").
+and the signature block — and resolves cross-references ("제7조에 따른", "전조", "이 조 제2항",
+"제3조부터 제5조까지").
 The contract agent looks articles up by number (`find_by_number`) and by title
 (`find_by_title`); explicit numbers never go through search.
 """
@@ -379,11 +380,17 @@ def _resolve_references(articles: list[Article]) -> None:
     """Fill `references`: explicit numbers, "전조"/"다음 조" resolved, self-references dropped.
 
     "이 조 제2항" and "같은 조" name no new article (paragraph numbers are not articles), so
-    they add nothing; "제7조에 따른" adds 제7조.
+    they add nothing; "제7조에 따른" adds 제7조, and a range ("제287조부터 제289조까지") every
+    article from one end to the other.
     """
+    where = {art.no: i for i, art in enumerate(articles)}
     for i, art in enumerate(articles):
         body = art.body
-        found = [(pos, ref.label) for pos, ref in article_mentions(body)]
+        found = [
+            (pos, no)
+            for pos, first, last in article_mentions(body)
+            for no in _through(articles, where, first.label, last.label)
+        ]
         if i > 0:
             found += [(m.start(), articles[i - 1].no) for m in _PREV.finditer(body)]
         if i + 1 < len(articles):
@@ -393,3 +400,20 @@ def _resolve_references(articles: list[Article]) -> None:
             if no != art.no and no not in refs:
                 refs.append(no)
         art.references = refs
+
+
+#: The longest range of articles read as a range ("제1조부터 제900조까지" is a typo or a whole
+#: code, not a cross-reference): its two ends alone are kept.
+MAX_THROUGH = 60
+
+
+def _through(articles: list[Article], where: dict[str, int], first: str, last: str) -> list[str]:
+    """The labels from article `first` to `last` in the document's order ("제329조 내지 제341조"
+    takes in 제331조의2; `where`: each label's place), or the two ends when either is missing or
+    the range is too long."""
+    if first == last:
+        return [first]
+    start, end = where.get(first), where.get(last)
+    if start is None or end is None or not 0 < end - start <= MAX_THROUGH:
+        return [first, last]
+    return [art.no for art in articles[start : end + 1]]

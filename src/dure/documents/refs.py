@@ -137,12 +137,27 @@ def _mentioned(text: str) -> list[tuple[int, ArticleNumber]]:
     return sorted(((at, ref) for at, ref in found if ref.number > 0), key=lambda p: p[0])
 
 
-def article_mentions(text: str) -> list[tuple[int, ArticleNumber]]:
-    """(offset, number) of every formal mention (제5조, 제 5 조, 제5조의2) in a legal text."""
-    return [
-        (m.start(), ArticleNumber(int(m.group(1)), int(m.group(2)) if m.group(2) else None))
-        for m in _FORMAL.finditer(text)
-    ]
+#: What joins the two ends of a range of articles in a legal text: "제287조부터 제289조까지",
+#: "제329조 내지 제341조", "제3조~제5조".
+_THROUGH = re.compile(r"\s*(?:부터|내지|~|∼|〜|-|–)\s*")
+
+
+def article_mentions(text: str) -> list[tuple[int, ArticleNumber, ArticleNumber]]:
+    """(offset, first, last) of every formal mention (제5조, 제 5 조, 제5조의2) in a legal text: a
+    range ("제287조부터 제289조까지", "제329조 내지 제341조") is one mention from its first to its
+    last article; a single article is its own first and last."""
+    found = list(_FORMAL.finditer(text))
+    numbers = [ArticleNumber(int(m[1]), int(m[2]) if m[2] else None) for m in found]
+    out: list[tuple[int, ArticleNumber, ArticleNumber]] = []
+    i = 0
+    while i < len(found):
+        ranged = i + 1 < len(found) and _THROUGH.fullmatch(
+            text, found[i].end(), found[i + 1].start()
+        )
+        last = i + 1 if ranged else i
+        out.append((found[i].start(), numbers[i], numbers[last]))
+        i = last + 1
+    return out
 
 
 def _listed(question: str) -> list[tuple[int, ArticleNumber]]:

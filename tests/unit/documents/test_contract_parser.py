@@ -96,6 +96,24 @@ def test_references_resolve_explicit_previous_next_and_ignore_this_article(mixed
     assert mixed.get("제7조").references == ["제8조"]  # 다음 조
 
 
+def test_a_range_of_articles_cites_every_article_in_it() -> None:
+    law = parse_contract(
+        "형법\n"
+        "제287조(미성년자의 약취, 유인) 미성년자를 약취한 사람은 10년 이하의 징역에 처한다.\n"
+        "제288조(추행 등 목적 약취, 유인 등) 추행 목적으로 사람을 약취한 사람은 처벌한다.\n"
+        "제289조(인신매매) 사람을 매매한 사람은 7년 이하의 징역에 처한다.\n"
+        "제289조의2(국외 이송) 사람을 국외에 이송한 사람은 처벌한다.\n"
+        "제294조(미수범) 제287조부터 제289조까지, 제289조의2의 미수범은 처벌한다.\n"
+        "제295조(벌금의 병과) 제288조 내지 제289조의2의 죄에는 벌금을 병과할 수 있다.\n"
+        "제296조(예비) 제287조~제900조의 죄를 범할 목적으로 예비한 사람은 처벌한다.\n",
+        "law",
+    )
+    assert law.get("제294조").references == ["제287조", "제288조", "제289조", "제289조의2"]
+    assert law.get("제295조").references == ["제288조", "제289조", "제289조의2"]
+    # An end the document lacks: the two ends as written, nothing guessed between them.
+    assert law.get("제296조").references == ["제287조", "제900조"]
+
+
 def test_supplementary_signature_and_appendix_are_apart(mixed) -> None:
     assert [a.no for a in mixed.supplementary] == ["제1조"]
     assert mixed.get("제1조").title == "목적"  # 부칙 제1조 does not replace it
