@@ -10,10 +10,12 @@ models (the default local model where the LLM tier is reached).
                                                              # (a follow-up keeps its wording)
 
 Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README),
-`benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later, no slots),
+`benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later; its slots
+set a third writer's, 2026-12-01),
 `understanding3/` to `understanding6/` (previous-turn only, four more writers) and dev sets in
 `tests/data/understanding/` when present, and `benchmarks/data/understanding_dev2/` (dev2: rows
-helpers wrote for the example banks that did not go in; previous turn, route and scope).
+helpers wrote for the example banks that did not go in; previous turn, route and scope; and a
+slots set written as dev).
 """
 
 from __future__ import annotations
