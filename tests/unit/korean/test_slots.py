@@ -52,6 +52,13 @@ def lunch(text: str, now: datetime = WED, expect: tuple[str, ...] = ()) -> dict[
         ("성수동브런치 2인", "성수동", "성수"),
         ("강남2명 12시", "강남", "강남"),
         ("을지로 노가리 골목 쪽 한 시", "을지로", "을지로"),  # 골목 alone names no place
+        # a station with a particle after it, or a long name
+        ("사당역이 젤 편함", "사당역", "사당"),
+        ("신촌 말고 이대역으로", "이대역", "이대"),
+        ("동대문역사문화공원역 쪽 닭한마리", "동대문역사문화공원역", "동대문역사문화공원"),
+        # a proper noun before a place found by its shape is its name
+        ("해운대 해수욕장 쪽에서", "해운대 해수욕장", "해운대 해수욕장"),
+        ("혼자 먹을 곳 광교 중앙역", "광교 중앙역", "광교 중앙"),
     ],
 )
 def test_place_as_said_and_its_area(text: str, place: str, area: str) -> None:
@@ -206,6 +213,9 @@ def test_this_weeks_day_already_past_rolls_to_next_week() -> None:
         ("2~3명", 3),
         ("4인 테이블", 4),
         ("친구 셋이랑 나", 4),
+        ("인원은 넷으로", 4),  # the head count named as such
+        ("사람 여섯으로 바꿔줘", 6),
+        ("2인 세트 말고 우리 셋이", 3),  # "N인 세트" is a dish, not the party
     ],
 )
 def test_party_size(text: str, size: int) -> None:
@@ -226,6 +236,14 @@ def test_party_size(text: str, size: int) -> None:
         ("15,000 won each", {"max": 15000}),
         ("at least 10k", {"min": 10000}),
         ("₩30000 total for 2", {"max": 15000}),
+        ("budget 2만", {"max": 20000}),
+        # strict bounds, and two bounds said as one range
+        ("인당 만원 미만", {"max": 9999}),
+        ("3만원 초과", {"min": 30001}),
+        ("1인당 2만 이상 3만 이하", {"min": 20000, "max": 30000}),
+        ("2만원 이상, 3만원 이하", {"min": 20000, "max": 30000}),
+        # an amount after one taken back is money too
+        ("인당 3만 말고 4만 안팎으로", {"max": 40000}),
     ],
 )
 def test_budget_per_person(text: str, budget: dict[str, int]) -> None:
@@ -254,6 +272,9 @@ def test_food_as_said_and_its_category() -> None:
         ("횟집 가자", "회", "일식"),  # the 사이시옷 before 집 undone
         ("고깃집 가자", "고기", "고기"),
         ("korean bbq 먹자", "korean bbq", "고기"),
+        # never less than the vocabulary word, however Kiwi splits it
+        ("앞에 포케 12시", "포케", "샐러드"),
+        ("종로 닭한마리", "닭한마리", "한식"),
         ("sushi please", "sushi", "일식"),
     ):
         assert lunch(text)["cuisine"] == said
@@ -290,6 +311,8 @@ def test_a_negation_alone_clears_the_slot() -> None:
         "도보 5분 거리 을지로",
         "2인분 주문되는 을지로",
         "3층 식당 을지로",
+        "4인 세트 되는 을지로",
+        "2시간 뒤에 회의라 빨리 을지로",  # the meeting's time, not the meal's
     ],
 )
 def test_numbers_that_are_not_slots(text: str) -> None:

@@ -47,6 +47,7 @@ CUISINES: dict[str, tuple[str, ...]] = {
         "백숙",
         "닭볶음탕",
         "닭한마리",
+        "짜글이",
         "닭갈비",
         "불고기",
         "떡갈비",
@@ -287,7 +288,8 @@ def _food_as_said(text: str, start: int, end: int) -> tuple[str, int, int]:
             last += 1
         if first > 0 and tokens[first - 1][1] in _NOUN_TAGS and len(tokens[first - 1][0]) <= 2:
             first -= 1
-        start, end = tokens[first][2], tokens[last][3]
+        # never less than the vocabulary word: Kiwi reads "포케" as 포 + 하게, "닭한마리" as 닭 한 마리
+        start, end = min(start, tokens[first][2]), max(end, tokens[last][3])
     said = _without_shop(text[start:end])
     return said or text[start:end], start, end
 

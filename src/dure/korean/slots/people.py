@@ -1,7 +1,7 @@
 """Party size: "2명", "두 명", "세 분", "둘이서", "혼자", "나 포함 4명", "나 빼고 3명", "친구
 셋이랑 나", in English "3 people", "party of 4", "lunch for two", "just me"; a change to the size already filled:
 "한 명 더 온대", "두 명 추가", "한 명 빠졌어" (`party_change`, added to the previous size by the
-slot filler).
+slot filler); the head count named as such: "인원은 넷으로". "4인 세트" is a dish, not the party.
 
 A count of some of the party is not its size: "5명 중에 두 명", or a count that is the subject
 of what someone cannot eat ("넷이서 가는데 한 명이 갑각류 알레르기": 4, not 1).
@@ -37,6 +37,11 @@ _MORE = re.compile(
 _FEWER = re.compile(
     rf"(?<![가-힣\d])(?P<n>{COUNT})\s*(?:명|분)(?:이|은)?\s*(?:빠|줄|못\s*(?:와|온|오|가|간|갈)|취소)"
 )
+#: The head count named as such: "인원은 넷으로", "사람 여섯으로 바꿔줘", "인원수 5".
+_HEADCOUNT = re.compile(
+    rf"(?:인원수?|사람\s*수?|명수)\s*(?:은|는|을|를|이|가)?\s*(?P<n>{COUNT})\s*(?:명|분)?"
+    r"(?=\s*(?:으로|로|이요|요|입니다|$|[\s,.!]))"
+)
 _ALONE = re.compile(r"혼자|혼밥|(?i:\b(?:just me|by myself|alone)\b)")
 _EN_COUNTS = {
     w: n
@@ -53,7 +58,8 @@ _PEOPLE_EN = re.compile(
     r"weeks?|months?|years?|[ap]\.?m\b|o'?clock|won|원|만|천|k\b|dollars?|bucks)))\b"
 )
 _COUNTER = re.compile(
-    rf"(?<![가-힣\d])(?P<n>{COUNT})(?:\s*[~-]\s*(?P<n2>{COUNT}))?\s*(?P<c>명|분|인)(?!분|당|용|\s*더)"
+    rf"(?<![가-힣\d])(?P<n>{COUNT})(?:\s*[~-]\s*(?P<n2>{COUNT}))?\s*(?P<c>명|분|인)"
+    r"(?!분|당|용|\s*(?:세트|set)|\s*더)"
 )
 # A digit before 분 is minutes unless the words after it are about people ("3분이서").
 _PEOPLE_AFTER_BUN = re.compile(r"이서|이요|이에요|입니다|께서|이\s")
@@ -95,6 +101,8 @@ def extract_party(u: Utterance, *, expected: bool = False) -> None:
         for m in pattern.finditer(u.text):
             n = count_value(m.group("n"))
             u.add("party_size", n + 1 if n else None, m.start(), m.end())
+    for m in _HEADCOUNT.finditer(u.text):
+        u.add("party_size", count_value(m.group("n")), m.start(), m.end())
     for m in _ALONE.finditer(u.text):
         u.add("party_size", 1, m.start(), m.end())
     for m in _PEOPLE_EN.finditer(u.text):

@@ -6,9 +6,10 @@ keeps the place before it ("여의도 파크원 앞" → "여의도 파크원"),
 one is kept whole ("코엑스몰", "여의도 IFC몰", not "강남역근처" or "성수동브런치"); its canonical area
 for search is `canonical_place` ("선릉역" → the catalogue's area, "여의도 파크원" and "코엑스몰" → the
 known place in it). A name outside the gazetteer is taken from the word before 에서 / 근처 / 쪽 /
-앞 or before 역, or from the word after a city that Kiwi reads as a proper noun or that ends like a
-landmark ("대구 동성로", "전주 한옥마을"); words that are not places (회사, 집, 여기, 가족 …) never
-are.
+앞 or before 역 (with or without a particle: "사당역이"), with a proper noun before it ("해운대
+해수욕장", "광교 중앙역"), or from the word after a city that Kiwi reads as a proper noun or that
+ends like a landmark ("대구 동성로", "전주 한옥마을"); words that are not places (회사, 집, 여기,
+가족 …) never are.
 """
 
 from __future__ import annotations
@@ -45,7 +46,15 @@ _LANDMARK_ENDS = re.compile(
 )
 _ACRONYM_AFTER = re.compile(r"^\s+[A-Z]{2,5}(?![A-Za-z])")
 _LOOSE = re.compile(rf"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{{2,8}}?){_PARTICLE_AFTER}")
-_STATION = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,6})역(?![가-힣])")
+#: A station, bare or with a particle ("사당역이 젤 편함", "이대역으로"), up to nine syllables
+#: ("동대문역사문화공원역").
+_STATION = re.compile(
+    r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,9})역"
+    r"(?=(?:이|은|는|을|를|도|에|에서|으로|이나|이면|이랑)?(?![가-힣]))"
+)
+#: The word before a place found by its shape, when Kiwi takes it for a proper noun: the
+#: place's own name ("해운대 해수욕장", "광교 중앙역").
+_WORD_BEFORE = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,6}) $")
 #: A neighbourhood named as one ("상남동", "불당동"), not the words that end so by chance.
 _DISTRICT = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{1,4}동)(?![가-힣])")
 _NOT_DISTRICTS = frozenset(
@@ -166,6 +175,17 @@ def _landmarks(text: str) -> list[tuple[int, int]]:
     return found
 
 
+def _proper_before(text: str, start: int) -> int:
+    """Where a place found by its shape at `start` begins: at the word before it when that is
+    one proper noun and could be a place."""
+    before = _WORD_BEFORE.search(text[:start])
+    if before and _is_place(before["name"]):
+        morphs = spans(before["name"])
+        if len(morphs) == 1 and morphs[0][1] == "NNP":
+            return before.start("name")
+    return start
+
+
 def _add(u: Utterance, start: int, end: int) -> None:
     value, start, end = _surface(u.text, start, end)
     u.add("place", value, start, end)
@@ -184,7 +204,7 @@ def extract_places(u: Utterance, *, expected: bool = False) -> None:
             if _is_place(m.group("name")) and m.group("name") not in _NOT_DISTRICTS:
                 end = m.end("name")
                 end += 1 if u.text[end : end + 1] == "역" else 0
-                _add(u, m.start("name"), end)
+                _add(u, _proper_before(u.text, m.start("name")), end)
     if expected and not u.of("place") and (bare := _BARE.match(u.text)):
         if _is_place(bare.group("name")):
             _add(u, bare.start("name"), bare.end("name"))

@@ -237,6 +237,8 @@ def resolve_at(day: date | None, at: time, now: datetime) -> datetime:
 RELATIVE = re.compile(
     rf"(?:지금\s*부터\s*)?(?P<n>\d{{1,3}}|{FEW_NATIVE})\s*(?P<unit>시간|분)\s*(?P<half>반\s*)?"
     r"(?:정도\s*)?(?:뒤|후|있다가|이따가?)(?![가-힣]*짜리)"
+    # the time of something else, not of the meal: "2시간 뒤에 회의라 빨리"
+    r"(?!\s*(?:에|엔|에는)?\s*(?:회의|미팅|약속|수업|강의|면접|발표|출발|일정|비행기|기차|시험))"
 )
 
 
