@@ -52,7 +52,11 @@ _SINO_ALONE = re.compile(
     r"(?:\s*(?:내용|원문|좀|뭐|뭔데|뭐야|뭐임|뭐예요|알려|보여|설명|읽어|말해|나와|나오|적혀|써|어떻게)\S*)*\s*[?？!.~]*\s*$"
 )
 #: Native ordinals: 열다섯 번째 조항, 스물한 번째 조, 첫째 조항.
-_NATIVE_ORDINAL = re.compile(rf"({alternation(NATIVE_ORDINALS)})\s*(?:번\s*째|째)\s*조(?:항)?")
+_NATIVE_ORDINAL = re.compile(
+    rf"({alternation(NATIVE_ORDINALS)})\s*(?:번\s*째|째|(?<=째))\s*조(?:항)?"  # 둘째 조항 too
+)
+#: In English: "article 5", "Article 12", "art. 3".
+_ENGLISH = re.compile(r"(?i)(?<![A-Za-z])(?:article|art\.)\s*(\d{1,4})(?!\d)")
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,8 @@ def find_article_numbers(text: str) -> list[ArticleNumber]:
 
     Reads the formal form (제5조, 제 5 조, 제5조의2), Sino-Korean numerals (제십오조, 십사조, and
     "오조" when it is the whole question), the bare
-    form (5조, 5조의2, but not "5조 원"), and ordinals (5번째 조항, 5번 조항, 열다섯 번째 조항).
+    form (5조, 5조의2, but not "5조 원"), ordinals (5번째 조항, 5번 조항, 열다섯 번째 조항, 둘째 조항)
+    and English ("article 5").
     """
     return list(dict.fromkeys(ref for _, ref in _mentioned(text)))
 
@@ -132,6 +137,8 @@ def _mentioned(text: str) -> list[tuple[int, ArticleNumber]]:
             add(m, number, int(sub) if sub and sub.isdigit() else sino_korean_number(sub or ""))
     for m in _NATIVE_ORDINAL.finditer(text):
         add(m, NATIVE_ORDINALS[m.group(1)], None)
+    for m in _ENGLISH.finditer(text):
+        add(m, int(m.group(1)), None)
     for m in _BARE.finditer(text):
         add(m, int(m.group(1)), int(m.group(2)) if m.group(2) else None)
     return sorted(((at, ref) for at, ref in found if ref.number > 0), key=lambda p: p[0])

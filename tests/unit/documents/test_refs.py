@@ -43,6 +43,12 @@ from dure.documents import extract_article_refs, find_article_numbers
         ("다섯번째 조항 뭐야", ["제5조"]),
         ("스물한 번째 조", ["제21조"]),
         ("첫째 조항", ["제1조"]),
+        ("둘째 조항 보여줘", ["제2조"]),
+        ("넷째 조", ["제4조"]),
+        ("article 5", ["제5조"]),
+        ("Article 12 보여줘", ["제12조"]),
+        ("art. 3 내용", ["제3조"]),
+        ("5 articles about rent", []),
         ("5번 조항", ["제5조"]),
         ("민법 제1118조", ["제1118조"]),
         # ranges and lists name every article in them
