@@ -14,8 +14,9 @@ question of its own ("고마워! 근데 내일 부산 날씨는?") does not, nor
 ("딴 얘긴데 …", "새로 물어볼게 …", "저거 말고요, …", "그건 됐고 …", "이건 나중에 보고 …", "다른
 건데 …", "번외로 …", "갑자기 궁금한데 …", "아 맞다 …", "아 그리고 …") that names its own subject (a
 unit counts: "1마일은 몇 km야"); a request to make something into a format that names nothing to
-make it from ("메일로 써줘", "집주인한테 보낼 문자처럼 다듬어줘") leans on the previous answer; "맨
-위에", "문 앞에" are places.
+make it from ("메일로 써줘", "집주인한테 보낼 문자처럼 다듬어줘", however long: "고객센터 전화할 때
+읽을 대본처럼 만들어줘") leans on the previous answer, and so does what was said quoted back with no
+other speaker ("2영업일이라고 하셨는데 …"); "맨 위에", "문 앞에" are places.
 Then the example bank (tier 2); only what it leaves open goes to the `fast`
 model (a bounded JSON judgement).
 """

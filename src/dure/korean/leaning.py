@@ -3,8 +3,8 @@
 
 `leans_on_previous_turn`: a bare topic with only a particle ("부산은?"), a condition with no
 question of its own ("8일째면?", "계약금액 2억에 17일 늦으면"), a pick from a list, a request to
-redo or reformat the previous answer that names nothing else, a question about what the answer
-rests on. `switches_topic`: a new question announced ("딴 얘긴데 …", "그건 됐고 …", "이거랑 별개로
+redo or reformat the previous answer that names nothing else (or, however long, that gives
+nothing to make the form from: "…대본처럼 만들어줘"), a question about what the answer rests on. `switches_topic`: a new question announced ("딴 얘긴데 …", "그건 됐고 …", "이거랑 별개로
 …", "아 맞다 …") that names its own subject. `after_thanks`: the question after thanks and "그럼" /
 "근데" / "그리고" / "혹시".
 `opens_new_question`: either of the last two, when what follows does not lean on the previous turn.
@@ -196,6 +196,23 @@ def _reformat_request(morphs: Sequence[tuple[str, str]]) -> bool:
     return formatted
 
 
+#: The answer made into a form, however the form is described ("고객센터 전화할 때 읽을 대본처럼
+#: 만들어줘", "공정엔지니어 버전으로 바꿔줘"): with no object and nothing pasted, there is nothing
+#: to make it from but the previous answer (of the bank, dev and dev2's 66 such messages the rules
+#: left open, 64 leaned on it; the two that did not asked for a topic "시험용으로 정리해줘").
+_MADE_INTO = re.compile(
+    r"(?:으로|로|처럼)\s*(?:좀\s*)?(?:다시\s*)?"
+    r"(?:써|바꿔|정리해|만들어|줄여|고쳐|옮겨|번역해|요약해)\s*(?:줘|주세요|줄래|봐)"
+)
+
+
+def _named_after(rest: str) -> bool:
+    """What follows a request is only nouns: what to make, named after the verb ("엑셀로 만들어줘
+    가계부")."""
+    after = [t for _, t in morphemes(rest) if not t.startswith(("SF", "SP", "SE"))]
+    return bool(after) and all(t.startswith(("NNG", "NNP", "SL")) for t in after)
+
+
 def leans_on_previous_turn(text: str) -> bool:
     """Whether `text` names nothing of its own beyond a topic, a condition, a pick or a way to
     redo an answer: a bare topic with a particle ("부산은?", "SRT는?", "광주도 알려줘"), a
@@ -215,6 +232,9 @@ def leans_on_previous_turn(text: str) -> bool:
     if _bare_condition(text, morphs):
         return True
     if len(bare) <= _REDO_CHARS and (_redo_request(morphs) or _reformat_request(morphs)):
+        return True
+    made = _MADE_INTO.search(text)
+    if made and not any(t == "JKO" for _, t in morphs) and not _named_after(text[made.end() :]):
         return True
     if _asks_about_answer(morphs):
         return True

@@ -97,6 +97,14 @@ _SHOWN = re.compile(
 )
 
 
+#: What was said, quoted back with no one else as its speaker ("2영업일이라고 하셨는데 주말 끼면?",
+#: "1398.5원이라고 했는데 엔화는?"): of the bank, dev and dev2's 13 such messages with no subject
+#: before them, all leaned on the previous turn ("팀장님이 …라고 하셨는데" has its own speaker).
+_SAID_BACK = re.compile(
+    r"(?:이라|라|다)고\s*(?:하셨|말씀하셨|했|말했|하신|한)(?:는데|잖아|죠|지|던데)"
+)
+
+
 def references_previous_turn(text: str) -> bool:
     """Whether `text` points back at the previous turn ("그 조항", "그럼", "아까", "왜?" …).
 
@@ -106,6 +114,9 @@ def references_previous_turn(text: str) -> bool:
     if _WHY_ONLY.match(text) or _CONVERSELY.match(text) or _questions_answer(text):
         return True
     shown = bool(_SHOWN.search(text))
+    said_back = _SAID_BACK.search(text)
+    if said_back and not _has_speaker(morphemes(text[: said_back.start()])):
+        return True
     # A quoted phrase is mentioned, not used: its pointers ("'그 당시'라는 말") point nowhere.
     morphs = morphemes(QUOTED.sub(" 문구 ", text))
     for i, (form, tag) in enumerate(morphs):
@@ -192,6 +203,12 @@ def _questions_answer(text: str) -> bool:
     if not content:
         return False
     return all(w in _DOUBT for w in content) or ("왜" in content and set(content) <= _WHY_NOT)
+
+
+def _has_speaker(before: Sequence[tuple[str, str]]) -> bool:
+    """Someone or something named before a quote as its speaker: a subject or a topic
+    ("팀장님이", "친구는"), or a source ("뉴스에서")."""
+    return any(t in ("JKS", "JX") and f not in ("도", "만") or f == "에서" for f, t in before)
 
 
 def _pointer(form: str, tag: str) -> bool:

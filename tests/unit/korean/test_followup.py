@@ -182,10 +182,28 @@ def test_a_new_question_announced_names_its_own_subject(message: str, refers: bo
         ("자기소개서를 메일 형식으로 써줘", False),  # names what to rewrite
         ("보고서 양식으로 작성하는 요령", False),
         ("엑셀로 만들어줘 가계부", False),
+        # however long the description of the form, nothing is given to make it from
+        ("고객센터 전화할 때 읽을 대본처럼 만들어줘", True),
+        ("물류회사 영업직 버전으로 바꿔줘 좀 더 짧게", True),
+        ("협력사에 보낼 공지로 정리해줘 날짜는 3/4", True),
+        ("회의록을 공지로 정리해줘", False),  # names what to make it from
     ],
 )
 def test_a_request_to_make_the_answer_into_a_format_leans_on_it(message: str, leans: bool) -> None:
     assert leans_on_previous_turn(message) is leans
+
+
+@pytest.mark.parametrize(
+    ("message", "points"),
+    [
+        ("3영업일이라고 하셨는데 연휴 끼면요?", True),  # what was said, quoted back
+        ("7일 안에 환불된다고 했잖아 근데 10일 지났어", True),
+        ("과장님이 내일까지라고 하셨는데 연장 돼?", False),  # someone else said it
+        ("뉴스에서 금리 오른다고 했는데 대출 갈아타야 돼?", False),
+    ],
+)
+def test_what_was_said_quoted_back_points_back(message: str, points: bool) -> None:
+    assert references_previous_turn(message) is points
 
 
 def test_article_references_and_an_empty_history_stay_false() -> None:
