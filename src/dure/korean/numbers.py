@@ -134,6 +134,10 @@ _MONEY_UNITS = {"만": 10_000, "천": 1_000, "백": 100}
 _UNIT_PART = re.compile(rf"({_UNIT_NUM})?\s*([만천백])")
 
 
+#: The most digits an amount of won has (a quadrillion won and more is no budget).
+MAX_AMOUNT_DIGITS = 15
+
+
 def _unit_number(token: str | None) -> float:
     if not token:
         return 1
@@ -144,9 +148,10 @@ def amount_value(text: str) -> int | None:
     """The won amount of an AMOUNT match (`"2만 5천"` → 25000, `"15,000"` → 15000)."""
     text = text.strip()
     plain = text.replace(",", "")
-    if plain.isdigit():
-        return int(plain)
+    if plain.isdigit():  # a run of digits no amount has ("1111…만원") is no amount
+        return int(plain) if len(plain) <= MAX_AMOUNT_DIGITS else None
     parts = _UNIT_PART.findall(text)
     if not parts:
         return None
-    return int(round(sum(_unit_number(num) * _MONEY_UNITS[unit] for num, unit in parts)))
+    won = sum(_unit_number(num) * _MONEY_UNITS[unit] for num, unit in parts)
+    return int(round(won)) if won < 10**MAX_AMOUNT_DIGITS else None

@@ -65,3 +65,9 @@ def test_a_count_pattern_prefers_the_longest_word() -> None:
 def test_amounts_of_won(text: str, won: int) -> None:
     assert re.fullmatch(AMOUNT, text)
     assert amount_value(text) == won
+
+
+def test_a_run_of_digits_no_amount_has_is_no_amount() -> None:
+    assert amount_value("1" * 5000) is None  # not a ValueError from int()
+    assert amount_value("1" * 400 + "만") is None  # not an OverflowError from float('inf')
+    assert amount_value("999" + "0" * 12) == 999 * 10**12

@@ -71,7 +71,8 @@ def extract_budget(u: Utterance) -> None:
             bounded = (m.group("upper") or m.group("lower")) and _BOUNDS_GAP.fullmatch(
                 u.raw, budgets[-1].end, m.start()
             )
-            said_money = bool(bounded or _INSTEAD.search(u.raw[: m.start()]))
+            instead = _INSTEAD.search(u.raw, max(0, m.start() - 24), m.start())
+            said_money = bool(bounded or instead)
         if amount is None or amount < 1000 or not said_money:
             continue
         if m.group("band"):

@@ -142,7 +142,12 @@ def _word_end(text: str, end: int) -> int:
     if not text[end : end + 1].strip() or not text[end].isalnum():
         return end
     reached = end
-    for form, tag, start, stop in spans(text):
+    # only the word `end` is in matters (a long message would be read again for every place)
+    left = max(text.rfind(" ", 0, end), text.rfind("\n", 0, end)) + 1
+    right = next((i for i in range(end, len(text)) if text[i].isspace()), len(text))
+    for form, tag, start, stop in (
+        (f, t, a + left, b + left) for f, t, a, b in spans(text[left:right])
+    ):
         if stop <= end:
             continue
         if start > reached or tag not in ("NNG", "NNP", "SL", "SN"):
@@ -178,7 +183,7 @@ def _landmarks(text: str) -> list[tuple[int, int]]:
 def _proper_before(text: str, start: int) -> int:
     """Where a place found by its shape at `start` begins: at the word before it when that is
     one proper noun and could be a place."""
-    before = _WORD_BEFORE.search(text[:start])
+    before = _WORD_BEFORE.search(text, max(0, start - 8), start)  # the word just before
     if before and _is_place(before["name"]):
         morphs = spans(before["name"])
         if len(morphs) == 1 and morphs[0][1] == "NNP":
