@@ -402,9 +402,10 @@ def _resolve_references(articles: list[Article]) -> None:
         art.references = refs
 
 
-#: The longest range of articles read as a range ("제1조부터 제900조까지" is a typo or a whole
-#: code, not a cross-reference): its two ends alone are kept.
-MAX_THROUGH = 60
+#: The longest range of articles read as a range: a longer one ("제1조부터 제900조까지") is a
+#: whole part of a code, not a cross-reference to explore (the contract agent lists the articles
+#: an answer cites but has not read in its prompts), so its two ends alone are kept.
+MAX_THROUGH = 20
 
 
 def _through(articles: list[Article], where: dict[str, int], first: str, last: str) -> list[str]:
