@@ -12,10 +12,11 @@ models (the default local model where the LLM tier is reached).
 Sets: `benchmarks/data/understanding/*.jsonl` (blind, frozen; see its README),
 `benchmarks/data/understanding2/` (blind2: a second writer's set, frozen later; its slots
 set a third writer's, 2026-12-01),
-`understanding3/` to `understanding6/` (previous-turn only, four more writers) and dev sets in
+`understanding3/` to `understanding6/` (previous-turn, four more writers; understanding3 also
+intent, a fifth writer's) and dev sets in
 `tests/data/understanding/` when present, and `benchmarks/data/understanding_dev2/` (dev2: rows
-helpers wrote for the example banks that did not go in; previous turn, route and scope; and a
-slots set written as dev).
+helpers wrote for the example banks that did not go in; previous turn, route and scope; and
+slots and intent sets written as dev).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from dure.testing import ScriptedChatModel
 ROOT = Path(__file__).resolve().parents[1]
 BLIND = ROOT / "benchmarks" / "data" / "understanding"
 BLIND2 = ROOT / "benchmarks" / "data" / "understanding2"
-BLIND3 = ROOT / "benchmarks" / "data" / "understanding3"  # previous-turn only
+BLIND3 = ROOT / "benchmarks" / "data" / "understanding3"  # previous-turn and intent
 BLIND4 = ROOT / "benchmarks" / "data" / "understanding4"  # previous-turn only
 BLIND5 = ROOT / "benchmarks" / "data" / "understanding5"  # previous-turn only
 BLIND6 = ROOT / "benchmarks" / "data" / "understanding6"  # previous-turn only
