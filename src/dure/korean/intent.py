@@ -7,8 +7,10 @@ standalone query by one bounded call; a message that closes the previous turn an
 new question whatever the bank says. Only when the bank abstains does one bounded `fast` model
 call decide everything.
 
-The rule only fires when the whole message is a greeting, thanks or laughter ("고마워!",
-"ㅋㅋㅋ", "안녕하세요~"), so nothing with a request in it skips the classifier. Short
+The rule only fires when the whole message is a greeting, thanks, laughter or a reaction
+("고마워!", "ㅋㅋㅋ", "안녕하세요~", "오 대박 감사합니당"), so nothing with a request in it skips
+the classifier. A sum done in the head ("7 더하기 8은?", `mental_sum`) needs no tool; a
+correction ("아니 내 말은 부산") needs the tools its request needed. Short
 agreements ("네", "좋아") are left to the classifier: after an offer ("번역해 드릴까요?")
 they are a follow-up request, not chitchat.
 """
@@ -56,6 +58,10 @@ TOOL_TIER2 = Tier2("intent", "needs_tool", l2=1e-4, morphemes=0.3)
 EARLIER_TOOL_TIER2 = Tier2("intent", "needs_tool", l2=1e-4, morphemes=1.0, dense=False)
 EARLIER_SURE = 0.9
 
+#: Correcting what was meant ("아니 내 말은 부산", "그게 아니라 …"): the request again, changed,
+#: so it needs what the earlier request needed (new data when that one did).
+_CORRECTS = r"^\s*(?:아니|아냐|아뇨)[,\s]|(?:내|제)\s*말은|그게\s*아니라|그런\s*뜻이\s*아니"
+_CORRECTION = re.compile(_CORRECTS)
 #: Asking to explain, exemplify or restate the previous answer, or correcting what was meant:
 #: a clarification whenever there is a previous answer.
 _CLARIFY = re.compile(
@@ -67,8 +73,7 @@ _CLARIFY = re.compile(
     # restate in another way
     r"(?:더\s*)?짧게\s*(?:다듬|줄여|정리|써)|존댓말로|반말로|캐주얼하게|딱딱하(?:지\s*않게|게)|"
     # correct what was meant ("아니 대전 말고 대구")
-    r"^\s*(?:아니|아냐|아뇨)[,\s]|(?:내|제)\s*말은|그게\s*아니라|그런\s*뜻이\s*아니|"
-    r"(?:물어본|말한|얘기한)\s*(?:거야|건데|거예요)"
+    rf"{_CORRECTS}|(?:물어본|말한|얘기한)\s*(?:거야|건데|거예요)"
 )
 
 
@@ -138,12 +143,19 @@ async def decide_intent(
         elif intent in ("follow_up", "clarification") and opens_new_question(message):
             intent = "new_question"  # "고마워! 근데 내일 부산 날씨는?", "딴 얘긴데, …"
         needs_tool = intent != "chitchat" and tool_vote.label == "True"
+        needs_tool = needs_tool and not mental_sum(message, last_user(history) or "")
         intent, needs_tool = _with_plain_tool(message, intent, needs_tool)
-        if intent == "follow_up" and not needs_tool and (earlier := last_user(history)):
-            # "그럼 부산은?" after a weather question: more of the same needs the same tools
+        corrects = intent == "clarification" and bool(_CORRECTION.search(message))
+        if (
+            (intent == "follow_up" or corrects)
+            and not needs_tool
+            and (earlier := last_user(history))
+        ):
+            # "그럼 부산은?" after a weather question, or "아니 내 말은 부산": more of the same
+            # (or the same, corrected) needs the same tools
             # (the bank asked only when no tool was plainly asked for earlier).
             needs_tool = _asks_for_tool(earlier)
-            if not needs_tool:
+            if not needs_tool and not mental_sum(message, earlier):
                 needs_tool = await _earlier_needed_tool(models.settings, earlier)
         rewritten = message.strip()
         if intent in ("follow_up", "clarification"):
@@ -175,8 +187,49 @@ async def _earlier_needed_tool(settings: Settings, earlier: str) -> bool:
 
 
 def _asks_for_tool(message: str) -> bool:
-    """A tool plainly asked for (sum, clock, weather, web, Wikipedia), or the user's documents."""
+    """A tool plainly asked for (sum, clock, weather, web, Wikipedia), or the user's documents;
+    a sum done in the head is none (`mental_sum`)."""
+    if mental_sum(message):
+        return False
     return tool_hint(message) is not None or asks_documents(message)
+
+
+#: One operation on two numbers ("2 더하기 3", "12 곱하기 5", "20/4"), or half of a number.
+_OPERATION = re.compile(
+    r"(?P<a>\d{1,4})\s*(?P<op>[-+*/×÷]|더하기|빼기|곱하기|나누기)\s*(?P<b>\d{1,4})(?![\d.,])"
+)
+_HALF = re.compile(r"(?P<a>\d{1,4})\s*의\s*절반")
+#: Words that carry arithmetic on a number said before ("거기에 10 더하면", "그럼 곱하기 3은").
+_ON_BEFORE = re.compile(r"더하|빼|곱하|나누|절반|[-+*/×÷]")
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def mental_sum(message: str, earlier: str = "") -> bool:
+    """Whether `message` asks a sum people do in the head, which needs no calculator by the
+    labelling rules ("non-trivial arithmetic" needs one; of the bank's, "2 더하기 3은?" does not):
+    one operation on numbers up to 100 (a product or a dividend up to 100), or half of a number
+    up to 1,000; after such a sum (`earlier`), one more step on a number up to 100 ("거기에 10
+    더하면")."""
+    numbers = _DIGITS.findall(message)
+    ops = list(_OPERATION.finditer(message))
+    if len(ops) == 1 and len(numbers) == 2:
+        a, b, op = int(ops[0]["a"]), int(ops[0]["b"]), ops[0]["op"]
+        if op in ("*", "×", "곱하기"):
+            return a * b <= 100
+        if op in ("/", "÷", "나누기"):
+            return a <= 100 and 0 < b and a % b == 0
+        return a <= 100 and b <= 100
+    if not ops and len(numbers) == 1 and (half := _HALF.search(message)):
+        return int(half["a"]) <= 1000
+    return (
+        bool(earlier)
+        and len(numbers) == 1
+        and not ops
+        and "," not in numbers[0]
+        and float(numbers[0]) <= 100
+        and bool(_ON_BEFORE.search(message))
+        and mental_sum(earlier)
+    )
 
 
 def _with_plain_tool(message: str, intent: Intent, needs_tool: bool) -> tuple[Intent, bool]:

@@ -1,6 +1,7 @@
 """Small talk, one vocabulary for every decision: a message made only of greetings, thanks,
 farewells or laughter ("안녕하세요!", "고마워요 ㅎㅎ", "ㅋㅋㅋ"), or also of short acknowledgements
-and interjections ("네 알겠습니다", "오 ㄳ", "아하 감사합니다").
+and interjections ("네 알겠습니다", "아하 감사합니다"); reactions ("오 대박", "헐") are small
+talk of the first kind.
 
 Scope and route treat acknowledgements as small talk; intent does not: after an offer
 ("번역해 드릴까요?") a bare "네" is a follow-up request, which the example bank decides.
@@ -13,13 +14,17 @@ import unicodedata
 
 _GREETING = (
     r"안녕(?:하세요|하십니까)?|하이|헬로|ㅎㅇ|반가워(?:요)?|반갑습니다|"
-    r"고마워(?:요)?|고맙습니다|고맙다|고맙|감사(?:합니다|해요|해)?|ㄱㅅ|ㄳ|땡큐|"
+    # with the endings chat softens them with ("감사합니당", "고마워용", "고마웡")
+    r"고마워(?:요|용)?|고마웡|고맙습니다|고맙습니당|고맙다|고맙|감사(?:합니다|합니당|해요|해용|해)?|"
+    r"ㄱㅅ|ㄳ|땡큐|"
+    # reactions ("오 대박", "헐", "우와"): chitchat whatever came before
+    r"대박|헐|우와|와+|오+|오호|"
     r"잘\s?가(?:요)?|잘\s?자|잘\s?있어(?:요)?|수고(?:하셨습니다|했어요?|하세요)?|[ㅋㅎㅠㅜ]+|"
     r"hi|hello|hey|thanks?|thank\s?you|thx|bye"
 )
 _ACKNOWLEDGEMENT = (
     r"좋아(?:요)?|알겠(?:어|습니다)(?:요)?|알았어(?:요)?|네|응|넵|옙|ㅇㅇ|ㅇㅋ|오케이|ok|okay|"
-    r"오+|아+|아하|와+|우와|헐|오호"  # interjections ("오 ㄳ", "아하 감사합니다")
+    r"아+|아하"  # interjections ("아하 감사합니다")
 )
 #: Spaces, punctuation and emoji around the words.
 _SEP = r"[\s!.,~?^*;:)(♡♥❤😊🙂😀😄🙏👍]*"
@@ -27,7 +32,7 @@ _SEP = r"[\s!.,~?^*;:)(♡♥❤😊🙂😀😄🙏👍]*"
 
 def _only(words: str) -> re.Pattern[str]:
     """A whole message made of `words` (an alternation) and what may stand between them."""
-    word = rf"(?:{words})(?![가-힣a-z])"
+    word = rf"(?:{words})+(?![가-힣a-z])"  # said twice too: "감사감사", "땡큐땡큐"
     return re.compile(rf"{_SEP}{word}(?:{_SEP}{word})*{_SEP}", re.IGNORECASE)
 
 

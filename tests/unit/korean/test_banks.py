@@ -232,6 +232,32 @@ async def test_arithmetic_needs_the_calculator_by_rule(no_llm: ModelSet) -> None
     assert (d.intent, d.needs_tool) == ("new_question", True)
 
 
+async def test_a_sum_done_in_the_head_needs_no_tool(settings: Settings, no_llm: ModelSet) -> None:
+    for message in ("7 더하기 8은?", "100의 절반이 얼마지", "ㅎㅎ 12 곱하기 5 얼마?"):
+        d = await decide_intent(message, [], no_llm, "-")
+        assert (d.intent, d.needs_tool) == ("new_question", False), message
+    model = ScriptedChatModel([{"rewritten_query": "5 곱하기 6에 10 더하면"}])
+    history = [
+        {"role": "user", "content": "5 곱하기 6"},
+        {"role": "assistant", "content": "30입니다."},
+    ]
+    d = await decide_intent("거기에 10 더하면", history, ModelSet(settings, model), "-")
+    assert (d.intent, d.needs_tool) == ("follow_up", False)
+
+
+async def test_a_correction_needs_the_tools_its_request_needed(settings: Settings) -> None:
+    model = ScriptedChatModel([{"rewritten_query": "다음 주 대구 날씨"}])
+    history = [
+        {"role": "user", "content": "내일 대구 날씨 어때?"},
+        {"role": "assistant", "content": "내일 대구는 맑고 최고 18도입니다."},
+    ]
+    message = "아니 제 말은 다음 주요"
+    vote = await TOOL_TIER2.adecide(settings, message)
+    assert vote is not None and vote.label == "False"  # what the earlier request corrects
+    d = await decide_intent(message, history, ModelSet(settings, model), "-")
+    assert (d.intent, d.needs_tool) == ("clarification", True)
+
+
 async def test_the_turn_usage_notes_how_each_decision_was_made(no_llm: ModelSet) -> None:
     tracker = UsageTracker()
     token = tracker.activate()

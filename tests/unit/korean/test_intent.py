@@ -23,6 +23,11 @@ from dure.korean.smalltalk import is_greeting
         "Thanks!",
         "hello",
         "고맙!",
+        # the endings chat softens thanks with, thanks said twice, and reactions
+        "오 대박 감사합니당",
+        "고마워용",
+        "감사감사",
+        "헐 대박 ㅋㅋ",
     ],
 )
 def test_obvious_chitchat(text: str) -> None:
@@ -40,6 +45,8 @@ def test_obvious_chitchat(text: str) -> None:
         "ㅇㅋ",  # an acknowledgement, like "네"
         "ㅇㅇ",
         "감사 인사 이메일 써줘",
+        "와 진짜?",  # a doubt may ask for the answer again
+        "대박이다 이거 어디서 사?",
         "",
         "   ",
     ],
