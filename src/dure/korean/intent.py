@@ -142,20 +142,23 @@ async def decide_intent(
             intent = "clarification"
         elif intent in ("follow_up", "clarification") and opens_new_question(message):
             intent = "new_question"  # "고마워! 근데 내일 부산 날씨는?", "딴 얘긴데, …"
-        needs_tool = intent != "chitchat" and tool_vote.label == "True"
-        needs_tool = needs_tool and not mental_sum(message, last_user(history) or "")
+        head = mental_sum(message, last_user(history) or "")
+        if intent == "follow_up" and head and _OPERATION.search(message):
+            intent = "new_question"  # "7 더하기 8은?" asks all it needs, whatever came before
+        needs_tool = intent != "chitchat" and tool_vote.label == "True" and not head
         intent, needs_tool = _with_plain_tool(message, intent, needs_tool)
         corrects = intent == "clarification" and bool(_CORRECTION.search(message))
         if (
             (intent == "follow_up" or corrects)
             and not needs_tool
+            and not head
             and (earlier := last_user(history))
         ):
             # "그럼 부산은?" after a weather question, or "아니 내 말은 부산": more of the same
             # (or the same, corrected) needs the same tools
             # (the bank asked only when no tool was plainly asked for earlier).
             needs_tool = _asks_for_tool(earlier)
-            if not needs_tool and not mental_sum(message, earlier):
+            if not needs_tool:
                 needs_tool = await _earlier_needed_tool(models.settings, earlier)
         rewritten = message.strip()
         if intent in ("follow_up", "clarification"):

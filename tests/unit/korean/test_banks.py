@@ -243,6 +243,12 @@ async def test_a_sum_done_in_the_head_needs_no_tool(settings: Settings, no_llm: 
     ]
     d = await decide_intent("거기에 10 더하면", history, ModelSet(settings, model), "-")
     assert (d.intent, d.needs_tool) == ("follow_up", False)
+    weather = [
+        {"role": "user", "content": "내일 서울 날씨 어때?"},
+        {"role": "assistant", "content": "내일 서울은 맑고 최고 12도입니다."},
+    ]
+    d = await decide_intent("9 더하기 6은?", weather, no_llm, "-")  # asks all it needs
+    assert (d.intent, d.needs_tool) == ("new_question", False)
 
 
 async def test_a_correction_needs_the_tools_its_request_needed(settings: Settings) -> None:
