@@ -199,9 +199,10 @@ def _asks_for_tool(message: str) -> bool:
 
 #: One operation on two numbers ("2 더하기 3", "12 곱하기 5", "20/4"), or half of a number.
 _OPERATION = re.compile(
-    r"(?P<a>\d{1,4})\s*(?P<op>[-+*/×÷]|더하기|빼기|곱하기|나누기)\s*(?P<b>\d{1,4})(?![\d.,])"
+    r"(?<![\d.,])(?P<a>\d{1,4})\s*(?P<op>[-+*/×÷]|더하기|빼기|곱하기|나누기)\s*(?P<b>\d{1,4})"
+    r"(?![\d.,])"
 )
-_HALF = re.compile(r"(?P<a>\d{1,4})\s*의\s*절반")
+_HALF = re.compile(r"(?<![\d.,])(?P<a>\d{1,4})\s*의\s*절반")
 #: Words that carry arithmetic on a number said before ("거기에 10 더하면", "그럼 곱하기 3은").
 _ON_BEFORE = re.compile(r"더하|빼|곱하|나누|절반|[-+*/×÷]")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -228,8 +229,8 @@ def mental_sum(message: str, earlier: str = "") -> bool:
         bool(earlier)
         and len(numbers) == 1
         and not ops
-        and "," not in numbers[0]
-        and float(numbers[0]) <= 100
+        and numbers[0].isdigit()
+        and int(numbers[0]) <= 100
         and bool(_ON_BEFORE.search(message))
         and mental_sum(earlier)
     )

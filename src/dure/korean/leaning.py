@@ -4,8 +4,9 @@
 `leans_on_previous_turn`: a bare topic with only a particle ("부산은?"), a condition with no
 question of its own ("8일째면?", "계약금액 2억에 17일 늦으면"), a pick from a list, a request to
 redo or reformat the previous answer that names nothing else (or, however long, that gives
-nothing to make the form from: "…대본처럼 만들어줘"), a question about what the answer rests on. `switches_topic`: a new question announced ("딴 얘긴데 …", "그건 됐고 …", "이거랑 별개로
-…", "아 맞다 …") that names its own subject. `after_thanks`: the question after thanks and "그럼" /
+nothing to make the form from: "…대본처럼 만들어줘"), a question about what the answer rests on.
+`switches_topic`: a new question announced ("딴 얘긴데 …", "그건 됐고 …", "이거랑 별개로 …", "아
+맞다 …") that names its own subject. `after_thanks`: the question after thanks and "그럼" /
 "근데" / "그리고" / "혹시".
 `opens_new_question`: either of the last two, when what follows does not lean on the previous turn.
 """

@@ -1,9 +1,11 @@
-"""The chitchat rule: only whole-message greetings, thanks and laughter skip the classifier."""
+"""The chitchat rule (only whole-message greetings, thanks and laughter skip the classifier), and
+sums done in the head."""
 
 from __future__ import annotations
 
 import pytest
 
+from dure.korean.intent import mental_sum
 from dure.korean.smalltalk import is_greeting
 
 
@@ -53,3 +55,20 @@ def test_obvious_chitchat(text: str) -> None:
 )
 def test_anything_else_goes_to_the_classifier(text: str) -> None:
     assert not is_greeting(text)
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "head"),
+    [
+        ("7 더하기 8은?", "", True),
+        ("100의 절반이 얼마지", "", True),
+        ("20 나누기 4", "", True),
+        ("거기에 10 더하면", "5 곱하기 6", True),  # one more step on a sum done in the head
+        ("48 곱하기 7은 얼마야", "", False),  # past the times table: the calculator
+        ("1.5 * 60", "", False),  # a decimal is not read as its last digit
+        ("버전 1.2.3 더하기", "5 곱하기 6", False),
+        ("거기에 10 더하면", "1274 곱하기 38", False),
+    ],
+)
+def test_a_sum_done_in_the_head(message: str, earlier: str, head: bool) -> None:
+    assert mental_sum(message, earlier) is head
