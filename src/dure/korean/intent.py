@@ -206,6 +206,7 @@ _HALF = re.compile(r"(?<![\d.,])(?P<a>\d{1,4})\s*의\s*절반")
 #: Words that carry arithmetic on a number said before ("거기에 10 더하면", "그럼 곱하기 3은").
 _ON_BEFORE = re.compile(r"더하|빼|곱하|나누|절반|[-+*/×÷]")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_CALCULATE = re.compile(r"계산|(?<![a-z])(?:calculate|compute)(?![a-z])", re.IGNORECASE)
 
 
 def mental_sum(message: str, earlier: str = "") -> bool:
@@ -213,7 +214,9 @@ def mental_sum(message: str, earlier: str = "") -> bool:
     labelling rules ("non-trivial arithmetic" needs one; of the bank's, "2 더하기 3은?" does not):
     one operation on numbers up to 100 (a product or a dividend up to 100), or half of a number
     up to 1,000; after such a sum (`earlier`), one more step on a number up to 100 ("거기에 10
-    더하면")."""
+    더하면"). Not when the calculator is asked for ("12+30 계산해 줘")."""
+    if _CALCULATE.search(message):  # "12+30 계산해 줘": the calculator was asked for by name
+        return False
     numbers = _DIGITS.findall(message)
     ops = list(_OPERATION.finditer(message))
     if len(ops) == 1 and len(numbers) == 2:

@@ -66,6 +66,7 @@ def test_anything_else_goes_to_the_classifier(text: str) -> None:
         ("거기에 10 더하면", "5 곱하기 6", True),  # one more step on a sum done in the head
         ("48 곱하기 7은 얼마야", "", False),  # past the times table: the calculator
         ("1.5 * 60", "", False),  # a decimal is not read as its last digit
+        ("12+30 계산해 줘", "", False),  # the calculator asked for by name
         ("버전 1.2.3 더하기", "5 곱하기 6", False),
         ("거기에 10 더하면", "1274 곱하기 38", False),
     ],
