@@ -84,11 +84,13 @@ def format_article_no(number: int, sub: int | None = None) -> str:
 
 #: Not an article after a number: money and counts ("3, 5조 원", "1~2조 달러").
 _NOT_ARTICLE = r"(?!\s*(?:원|달러|억|만|개|규모|어치))"
+#: What joins the two ends of a range of articles: "~", "부터", "내지".
+_THROUGH_WORDS = r"~|∼|〜|-|–|부터|내지"
 #: A range a question asks about: "제3조~제5조", "3~5조", "3조부터 5조까지", "제3조 내지 제5조",
 #: "3조에서 5조까지" — every article between, at most `MAX_RANGE` of them.
 _RANGE = re.compile(
     r"(?<![\d.,의])(?<!의\s)(?:제\s*)?(\d{1,4})\s*(?:조\s*)?"
-    r"(?:~|∼|〜|-|–|부터|내지|에서(?=\s*(?:제\s*)?\d{1,4}\s*조\s*까지))"
+    rf"(?:{_THROUGH_WORDS}|에서(?=\s*(?:제\s*)?\d{{1,4}}\s*조\s*까지))"
     rf"\s*(?:제\s*)?(\d{{1,4}})\s*조{_NOT_ARTICLE}"
 )
 MAX_RANGE = 10
@@ -144,9 +146,8 @@ def _mentioned(text: str) -> list[tuple[int, ArticleNumber]]:
     return sorted(((at, ref) for at, ref in found if ref.number > 0), key=lambda p: p[0])
 
 
-#: What joins the two ends of a range of articles in a legal text: "제287조부터 제289조까지",
-#: "제329조 내지 제341조", "제3조~제5조".
-_THROUGH = re.compile(r"\s*(?:부터|내지|~|∼|〜|-|–)\s*")
+#: A range of articles in a legal text: "제287조부터 제289조까지", "제329조 내지 제341조".
+_THROUGH = re.compile(rf"\s*(?:{_THROUGH_WORDS})\s*")
 
 
 def article_mentions(text: str) -> list[tuple[int, ArticleNumber, ArticleNumber]]:

@@ -98,8 +98,8 @@ _SHOWN = re.compile(
 
 
 #: What was said, quoted back with no one else as its speaker ("2영업일이라고 하셨는데 주말 끼면?",
-#: "1398.5원이라고 했는데 엔화는?"): of the bank, dev and dev2's 13 such messages with no subject
-#: before them, all leaned on the previous turn ("팀장님이 …라고 하셨는데" has its own speaker).
+#: "1398.5원이라고 했는데 엔화는?"): of the bank, dev and dev2's 26 such messages with no speaker
+#: before the quote, all leaned on the previous turn ("팀장님이 …라고 하셨는데" has its own).
 _SAID_BACK = re.compile(
     r"(?:이라|라|다)고\s*(?:하셨|말씀하셨|했|말했|하신|한)(?:는데|잖아|죠|지|던데)"
 )

@@ -51,6 +51,7 @@ def test_obvious_chitchat(text: str) -> None:
         "대박이다 이거 어디서 사?",
         "",
         "   ",
+        "ㅋ" * 29 + "x",  # a long run that fails at its end fails at once, not after every split
     ],
 )
 def test_anything_else_goes_to_the_classifier(text: str) -> None:
